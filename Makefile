@@ -1,0 +1,43 @@
+# memoryhub: the two commands of the README's quick start, and their helpers.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: run test lint format bench install install-dev clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+## Installs memoryhub and runs it on the embedded PostgreSQL (web server + worker).
+run: install
+	$(BIN)/python manage.py serve
+
+## Installs the development tools and runs the whole test suite.
+test: install-dev
+	$(BIN)/pytest
+
+lint: install-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install-dev
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: install-dev
+	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,81 @@
+"""One error format for every API answer: ``{"error": {"code", "message", "fields"}}``."""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+class DomainError(Exception):
+    """Raised by services for a request that cannot be carried out as asked."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+    code = "invalid"
+
+    def __init__(self, message: str, *, fields: dict | None = None, code: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.fields = fields or {}
+        if code:
+            self.code = code
+
+
+class Conflict(DomainError):
+    status_code = status.HTTP_409_CONFLICT
+    code = "conflict"
+
+
+def _flatten(detail) -> dict[str, list[str]]:
+    if isinstance(detail, dict):
+        out: dict[str, list[str]] = {}
+        for field, value in detail.items():
+            if isinstance(value, dict):
+                for sub, messages in _flatten(value).items():
+                    out[f"{field}.{sub}"] = messages
+            elif isinstance(value, list) and value and isinstance(value[0], dict):
+                for index, item in enumerate(value):
+                    for sub, messages in _flatten(item).items():
+                        out[f"{field}[{index}].{sub}"] = messages
+            else:
+                out[field] = [str(v) for v in (value if isinstance(value, list) else [value])]
+        return out
+    return {}
+
+
+def error_body(code: str, message: str, fields: dict | None = None) -> dict:
+    return {"error": {"code": code, "message": message, "fields": fields or {}}}
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, DomainError):
+        return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status_code)
+    if isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(
+            exc.message_dict if hasattr(exc, "error_dict") else exc.messages
+        )
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        fields = _flatten(exc.detail)
+        if isinstance(exc.detail, list):
+            message = " ".join(str(d) for d in exc.detail)
+        else:
+            message = "; ".join(
+                f"{name}: {' '.join(messages)}" for name, messages in fields.items()
+            )
+        response.data = error_body("invalid", message or "Invalid input.", fields)
+    else:
+        detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
+        code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")
+        response.data = error_body(str(code), str(detail))
+    return response

@@ -1,0 +1,191 @@
+"""The demo tenant: one user per persona and a few clients with real-sounding history."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from memories.models import Client, Kind, Role, Tier
+from memories.services.records import event_record, memory_add, session_get_or_create
+from memories.services.tenancy import client_assign_advisor, member_ensure, tenant_get_or_create
+
+DEMO_TENANT = "demo"
+DEMO_USERS = [
+    ("admin", Role.ADMIN),
+    ("supervisor", Role.SUPERVISOR),
+    ("advisor", Role.ADVISOR),
+    ("advisor2", Role.ADVISOR),
+    ("client", Role.CLIENT),
+    ("heir", Role.NEXTGEN_HEIR),
+]
+
+
+@dataclass
+class DemoClient:
+    ref: str
+    name: str
+    language: str
+    advisor: str
+    login: str | None = None
+    parent: str | None = None
+    sessions: list[list[tuple[str, str]]] = field(default_factory=list)
+    memories: list[tuple[str, str, str, str]] = field(default_factory=list)  # kind, cat, tier, text
+
+
+CLIENTS = [
+    DemoClient(
+        ref="giulia-rossi",
+        name="Giulia Rossi",
+        language="it",
+        advisor="advisor",
+        sessions=[
+            [
+                ("client", "Buongiorno, preferisco essere contattata via email, non al telefono."),
+                ("advisor", "Certo. Come procede la vendita dell'immobile a Milano?"),
+                ("client", "Il rogito è fissato per marzo. Vorrei reinvestire metà del ricavato."),
+                ("client", "Mio figlio Marco inizierà l'università a Zurigo a settembre."),
+            ],
+            [
+                ("client", "Ho deciso di non investire in criptovalute, troppo volatili per me."),
+                ("advisor", "Annotato. Rivediamo il portafoglio obbligazionario entro venerdì?"),
+                ("client", "Sì, e preferisco i report trimestrali in italiano."),
+            ],
+        ],
+        memories=[
+            ("semantic", "preference", "core", "Prefers to be contacted by email, not by phone."),
+            ("semantic", "preference", "core", "Wants quarterly reports in Italian."),
+            ("decision", "", "recall", "Decided not to invest in crypto-assets: too volatile."),
+            ("semantic", "goal", "recall", "Plans to reinvest half of the Milan property sale."),
+            ("semantic", "relationship", "recall", "Her son Marco starts university in Zurich."),
+        ],
+    ),
+    DemoClient(
+        ref="marco-rossi",
+        name="Marco Rossi",
+        language="it",
+        advisor="advisor",
+        login="heir",
+        parent="giulia-rossi",
+        sessions=[
+            [
+                ("client", "Ciao, vorrei capire come funziona un piano di accumulo."),
+                ("client", "Mi interessano gli ETF sostenibili."),
+            ]
+        ],
+        memories=[
+            ("semantic", "preference", "core", "Interested in sustainable ETFs."),
+            ("semantic", "goal", "recall", "Wants to understand how a savings plan works."),
+        ],
+    ),
+    DemoClient(
+        ref="emma-clarke",
+        name="Emma Clarke",
+        language="en",
+        advisor="advisor",
+        login="client",
+        sessions=[
+            [
+                ("client", "I'd rather meet in the afternoons; mornings are school runs."),
+                ("advisor", "Noted. Any news on the pension transfer?"),
+                ("client", "The transfer from my old employer should complete next week."),
+            ],
+            [
+                ("client", "We're planning to buy a house in Bristol within two years."),
+                ("client", "My husband James handles the joint account."),
+            ],
+        ],
+        memories=[
+            ("semantic", "preference", "core", "Prefers afternoon meetings."),
+            ("semantic", "goal", "recall", "Plans to buy a house in Bristol within two years."),
+            ("semantic", "relationship", "recall", "Her husband James handles the joint account."),
+            ("operational", "", "recall", "Pension transfer from old employer completing."),
+        ],
+    ),
+    DemoClient(
+        ref="carlos-mendez",
+        name="Carlos Méndez",
+        language="es",
+        advisor="advisor2",
+        sessions=[
+            [
+                ("client", "Prefiero que me llames los martes por la mañana."),
+                ("client", "Estoy pensando en jubilarme dentro de cinco años."),
+                ("advisor", "Perfecto, preparamos una simulación para la próxima semana."),
+            ]
+        ],
+        memories=[
+            ("semantic", "preference", "core", "Prefers calls on Tuesday mornings."),
+            ("semantic", "goal", "recall", "Considering retirement within five years."),
+        ],
+    ),
+]
+
+
+@transaction.atomic
+def seed_demo(*, password: str) -> dict:
+    """Create or complete the demo tenant. Safe to run any number of times."""
+    tenant = tenant_get_or_create(slug=DEMO_TENANT, name="Demo Wealth Partners")
+    users = {
+        name: member_ensure(tenant=tenant, username=name, role=role, password=password)
+        for name, role in DEMO_USERS
+    }
+    now = timezone.now()
+    clients: dict[str, Client] = {}
+    counts = {"clients": 0, "events": 0, "memories": 0}
+    for spec in CLIENTS:
+        client, created = Client.objects.get_or_create(
+            tenant=tenant,
+            external_ref=spec.ref,
+            defaults={
+                "display_name": spec.name,
+                "language": spec.language,
+                "user": users[spec.login] if spec.login else None,
+                "family_parent": clients.get(spec.parent) if spec.parent else None,
+            },
+        )
+        clients[spec.ref] = client
+        counts["clients"] += created
+        client_assign_advisor(client=client, advisor=users[spec.advisor])
+        events = []
+        for number, utterances in enumerate(spec.sessions, start=1):
+            started = now - timedelta(days=7 * (len(spec.sessions) - number + 1))
+            session = session_get_or_create(
+                client=client,
+                external_ref=f"{spec.ref}-s{number}",
+                user=users[spec.advisor],
+                agent="advisor-copilot",
+                started_at=started,
+            )
+            for turn, (speaker, text) in enumerate(utterances, start=1):
+                event, added = event_record(
+                    client=client,
+                    session=session,
+                    source="chat",
+                    speaker=speaker,
+                    content=text,
+                    external_id=f"{spec.ref}-s{number}-t{turn}",
+                    observed_at=started + timedelta(minutes=turn),
+                )
+                counts["events"] += added
+                if speaker == "client":
+                    events.append(event)
+        existing = set(client.memories.values_list("content", flat=True))
+        for kind, category, tier, text in spec.memories:
+            if text in existing:
+                continue
+            memory_add(
+                client=client,
+                kind=Kind(kind),
+                category=category,
+                tier=Tier(tier),
+                content=text,
+                confidence=0.85,
+                importance=0.6,
+                source_kind="import",
+                evidence=events,
+            )
+            counts["memories"] += 1
+    return counts

@@ -1,0 +1,27 @@
+import os
+
+from django.core.management.base import BaseCommand
+
+from memories.demo import DEMO_USERS, seed_demo
+
+DEFAULT_PASSWORD = "memoryhub-demo"  # noqa: S105 (public demo login, printed at start)
+
+
+class Command(BaseCommand):
+    help = "Create (or complete) the demo tenant 'demo' with one user per persona. Idempotent."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--password",
+            default=os.environ.get("MEMORYHUB_DEMO_PASSWORD", DEFAULT_PASSWORD),
+            help="password of every demo user (default: %(default)s)",
+        )
+
+    def handle(self, *args, **opts):
+        counts = seed_demo(password=opts["password"])
+        self.stdout.write(
+            f"demo tenant ready: {counts['clients']} clients, {counts['events']} events and "
+            f"{counts['memories']} memories added"
+        )
+        users = ", ".join(name for name, _ in DEMO_USERS)
+        self.stdout.write(f"users: {users} (password: {opts['password']})")

@@ -1,0 +1,84 @@
+"""Vectors for memories, one row per (memory, embedding space).
+
+Models differ in dimension (384 local, 1024 Voyage, 1536/3072 OpenAI), so the vector
+column has no fixed dimension and each space gets its own partial HNSW index on an
+expression cast to that dimension (``halfvec`` above pgvector's 2,000-dimension limit for
+``vector``). A query uses the index only when it repeats the same expression and the
+same ``space_id`` predicate: ``EmbeddingSpace.distance_sql`` is the one place that
+spells it.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.utils import timezone
+from pgvector.django import VectorField
+
+from memories.models.records import Memory
+from memories.models.tenancy import Client, Tenant
+
+VECTOR_HNSW_MAX_DIMENSIONS = 2000
+HALFVEC_HNSW_MAX_DIMENSIONS = 4000
+
+
+class EmbeddingSpace(models.Model):
+    """One embedding model: vectors are only comparable inside the same space."""
+
+    provider = models.CharField(max_length=32)
+    model = models.CharField(max_length=100)
+    dimension = models.PositiveIntegerField()
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "model"], name="embedding_space_unique"),
+            models.CheckConstraint(
+                condition=models.Q(dimension__gte=1, dimension__lte=HALFVEC_HNSW_MAX_DIMENSIONS),
+                name="embedding_space_indexable_dimension",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.provider}/{self.model} ({self.dimension})"
+
+    @property
+    def vector_type(self) -> str:
+        if self.dimension <= VECTOR_HNSW_MAX_DIMENSIONS:
+            return f"vector({self.dimension})"
+        return f"halfvec({self.dimension})"
+
+    @property
+    def opclass(self) -> str:
+        base = "vector" if self.dimension <= VECTOR_HNSW_MAX_DIMENSIONS else "halfvec"
+        return f"{base}_cosine_ops"
+
+    @property
+    def index_name(self) -> str:
+        return f"memoryembedding_hnsw_space_{self.pk}"
+
+    @property
+    def indexed_expression(self) -> str:
+        return f"(vector::{self.vector_type})"
+
+    def distance_sql(self, param: str = "%s") -> str:
+        """Cosine distance between the stored vector and a query parameter, index-usable."""
+        return f"{self.indexed_expression} <=> ({param})::{self.vector_type}"
+
+
+class MemoryEmbedding(models.Model):
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="embeddings")
+    space = models.ForeignKey(EmbeddingSpace, on_delete=models.PROTECT, related_name="vectors")
+    # Denormalised so that filtered nearest-neighbour queries stay on one table.
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    client = models.ForeignKey(Client, on_delete=models.CASCADE, related_name="+")
+    vector = VectorField()
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["memory", "space"], name="memory_embedding_unique")
+        ]
+        indexes = [models.Index(fields=["space", "client"])]
+
+    def __str__(self) -> str:
+        return f"{self.memory_id} in {self.space}"

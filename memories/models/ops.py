@@ -1,0 +1,70 @@
+"""How it went: the background job run log and the audit trail."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from memories.models.tenancy import Tenant
+
+
+class JobRun(models.Model):
+    class Outcome(models.TextChoices):
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    job = models.CharField(max_length=64)
+    tenant = models.ForeignKey(
+        Tenant, null=True, blank=True, on_delete=models.SET_NULL, related_name="job_runs"
+    )
+    started_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, default=Outcome.RUNNING)
+    counts = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    worker = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        indexes = [models.Index(fields=["job", "-started_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.job} {self.outcome} @ {self.started_at:%Y-%m-%d %H:%M:%S}"
+
+
+class AuditEntry(models.Model):
+    """Who did what to which object, when and why. Holds identifiers, never content."""
+
+    tenant = models.ForeignKey(
+        Tenant, null=True, blank=True, on_delete=models.SET_NULL, related_name="audit_entries"
+    )
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="audit_entries",
+    )
+    actor_label = models.CharField(
+        max_length=200, help_text="The user, API key prefix or job that acted."
+    )
+    action = models.CharField(max_length=64)
+    object_type = models.CharField(max_length=64)
+    object_id = models.CharField(max_length=64)
+    reason = models.CharField(max_length=500, blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-at"]
+        verbose_name_plural = "audit entries"
+        indexes = [
+            models.Index(fields=["tenant", "-at"]),
+            models.Index(fields=["object_type", "object_id"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.actor_label} {self.action} {self.object_type}:{self.object_id}"

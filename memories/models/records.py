@@ -1,0 +1,323 @@
+"""What: sessions, immutable events, ADD-only memories, their evidence and relations.
+
+The database enforces immutability (see the ``memories_add_only`` migration): an event
+is never updated or deleted, and a memory's content fields are never updated. State
+(tier, status, scores, counters) may change; content may not.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from memories.models.tenancy import Client, Tenant
+
+UNIT = [MinValueValidator(0.0), MaxValueValidator(1.0)]
+
+
+class Session(models.Model):
+    """One conversation or agent run with a client."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="sessions")
+    client = models.ForeignKey(Client, on_delete=models.CASCADE, related_name="sessions")
+    external_ref = models.CharField(max_length=200)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="memory_sessions",
+        help_text="The advisor (or agent key's user) this session belongs to.",
+    )
+    agent = models.CharField(max_length=100, blank=True)
+    project_id = models.CharField(max_length=200, blank=True)
+    task_id = models.CharField(max_length=200, blank=True)
+    run_id = models.CharField(max_length=200, blank=True)
+    started_at = models.DateTimeField(default=timezone.now)
+    last_event_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["client", "external_ref"], name="session_unique_ref_per_client"
+            )
+        ]
+        indexes = [models.Index(fields=["tenant", "client", "-started_at"])]
+
+    def __str__(self) -> str:
+        return self.external_ref
+
+
+class EventSource(models.TextChoices):
+    CHAT = "chat", "Chat"
+    TOOL = "tool", "Tool output"
+    OBSERVATION = "observation", "Observation"
+    DECISION = "decision", "Decision"
+    IMPORT = "import", "Import"
+
+
+class Event(models.Model):
+    """One raw thing that happened. Immutable: the episodic record and the evidence."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="events")
+    client = models.ForeignKey(Client, on_delete=models.CASCADE, related_name="events")
+    session = models.ForeignKey(
+        Session, null=True, blank=True, on_delete=models.CASCADE, related_name="events"
+    )
+    source = models.CharField(max_length=16, choices=EventSource.choices)
+    speaker = models.CharField(max_length=100, blank=True)
+    content = models.TextField()
+    external_id = models.CharField(max_length=200, blank=True)
+    observed_at = models.DateTimeField(default=timezone.now)
+    received_at = models.DateTimeField(default=timezone.now, editable=False)
+    origin_agent = models.CharField(max_length=100, blank=True)
+    project_id = models.CharField(max_length=200, blank=True)
+    task_id = models.CharField(max_length=200, blank=True)
+    run_id = models.CharField(max_length=200, blank=True)
+    entities = models.JSONField(default=list, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-observed_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["client", "external_id"],
+                condition=~Q(external_id=""),
+                name="event_unique_external_id_per_client",
+            )
+        ]
+        indexes = [
+            models.Index(fields=["tenant", "client", "-observed_at"]),
+            models.Index(fields=["session", "observed_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source}@{self.observed_at:%Y-%m-%d %H:%M}: {self.content[:60]}"
+
+
+class Kind(models.TextChoices):
+    EPISODIC = "episodic", "Episodic"
+    OPERATIONAL = "operational", "Operational"
+    SEMANTIC = "semantic", "Semantic"
+    PROCEDURAL = "procedural", "Procedural"
+    DECISION = "decision", "Decision"
+    PRINCIPLE = "principle", "Principle"
+    CLAIM = "claim", "Claim"
+    ARTIFACT = "artifact", "Artifact"
+
+
+class Category(models.TextChoices):
+    NONE = "", "—"
+    PREFERENCE = "preference", "Preference"
+    FACT = "fact", "Fact"
+    GOAL = "goal", "Goal"
+    RELATIONSHIP = "relationship", "Relationship"
+    CONSTRAINT = "constraint", "Constraint"
+    EVENT = "event", "Event"
+
+
+class Tier(models.TextChoices):
+    CORE = "core", "Core (always in the prompt)"
+    RECALL = "recall", "Recall (warm, searched)"
+    ARCHIVAL = "archival", "Archival (cold, by similarity)"
+
+
+class Status(models.TextChoices):
+    ACTIVE = "active", "Active"
+    CANDIDATE = "candidate", "Candidate"
+    PROMOTED = "promoted", "Promoted"
+    SUPERSEDED = "superseded", "Superseded"
+    MERGED = "merged", "Merged"
+    EXPIRED = "expired", "Expired"
+    DELETED = "deleted", "Deleted"
+
+
+LIVE_STATUSES = (Status.ACTIVE, Status.CANDIDATE, Status.PROMOTED)
+
+
+class SourceKind(models.TextChoices):
+    SESSION = "session", "Session"
+    MANUAL = "manual", "Manual"
+    JOB = "job", "Background job"
+    HOOK = "hook", "Hook"
+    IMPORT = "import", "Import"
+
+
+class MemoryQuerySet(models.QuerySet):
+    def live(self):
+        return self.filter(status__in=LIVE_STATUSES)
+
+    def as_of(self, at):
+        """What memory said at ``at``: created by then and not yet invalidated."""
+        return self.filter(created_at__lte=at).filter(
+            Q(invalidated_at__isnull=True) | Q(invalidated_at__gt=at)
+        )
+
+
+class Memory(models.Model):
+    """A consolidated, typed, tiered, scored record. ADD-only: content never changes."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="memories")
+    client = models.ForeignKey(Client, on_delete=models.CASCADE, related_name="memories")
+    session = models.ForeignKey(
+        Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="memories"
+    )
+    # content (immutable)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    category = models.CharField(max_length=16, choices=Category.choices, blank=True)
+    title = models.CharField(max_length=200, blank=True)
+    content = models.TextField()
+    content_hash = models.CharField(
+        max_length=64, help_text="Hash of the normalised text (keyed for encrypted tenants)."
+    )
+    language = models.CharField(max_length=16, blank=True)
+    search_vector = SearchVectorField(null=True, editable=False)
+    observed_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    source_kind = models.CharField(
+        max_length=16, choices=SourceKind.choices, default=SourceKind.SESSION
+    )
+    source_ref = models.CharField(max_length=300, blank=True)
+    origin_agent = models.CharField(max_length=100, blank=True)
+    project_id = models.CharField(max_length=200, blank=True)
+    task_id = models.CharField(max_length=200, blank=True)
+    run_id = models.CharField(max_length=200, blank=True)
+    # state (mutable)
+    tier = models.CharField(max_length=16, choices=Tier.choices, default=Tier.RECALL)
+    tier_pinned = models.BooleanField(
+        default=False, help_text="A supervisor fixed the tier; automatic moves leave it alone."
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    status_reason = models.CharField(max_length=300, blank=True)
+    invalidated_at = models.DateTimeField(
+        null=True, blank=True, help_text="When it stopped being live (superseded, merged, …)."
+    )
+    expires_at = models.DateTimeField(null=True, blank=True)
+    confidence = models.FloatField(default=0.7, validators=UNIT)
+    importance = models.FloatField(default=0.5, validators=UNIT)
+    freshness = models.FloatField(default=1.0, validators=UNIT)
+    usage_count = models.PositiveIntegerField(default=0)
+    dup_count = models.PositiveIntegerField(default=0)
+    evidence_count = models.PositiveIntegerField(default=0)
+    last_accessed_at = models.DateTimeField(null=True, blank=True)
+    last_seen_at = models.DateTimeField(
+        default=timezone.now, help_text="Last time an event restated it (recency)."
+    )
+    rank_score = models.FloatField(null=True, blank=True)
+    promotion_score = models.FloatField(null=True, blank=True)
+    canonical = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="duplicates"
+    )
+    dedup_group = models.UUIDField(null=True, blank=True)
+    needs_embedding = models.BooleanField(default=True)
+    tags = ArrayField(models.CharField(max_length=64), default=list, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = MemoryQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "memories"
+        indexes = [
+            models.Index(fields=["tenant", "client", "tier", "-created_at"]),
+            models.Index(fields=["tenant", "client", "status", "kind"]),
+            models.Index(fields=["client", "content_hash"]),
+            models.Index(fields=["tenant", "status", "expires_at"]),
+            models.Index(
+                fields=["tenant"], condition=Q(needs_embedding=True), name="memory_needs_embedding"
+            ),
+            GinIndex(fields=["search_vector"], name="memory_search_vector_gin"),
+            GinIndex(fields=["tags"], name="memory_tags_gin"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(confidence__gte=0, confidence__lte=1), name="memory_confidence_unit"
+            ),
+            models.CheckConstraint(
+                condition=Q(importance__gte=0, importance__lte=1), name="memory_importance_unit"
+            ),
+            models.CheckConstraint(
+                condition=Q(freshness__gte=0, freshness__lte=1), name="memory_freshness_unit"
+            ),
+            models.CheckConstraint(condition=~Q(content=""), name="memory_content_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title or self.content[:80]
+
+    @property
+    def is_latest(self) -> bool:
+        return self.status in LIVE_STATUSES
+
+
+class Evidence(models.Model):
+    """A memory rests on an event: extracted from it, restated by it, or consolidated."""
+
+    class Role(models.TextChoices):
+        EXTRACTED = "extracted", "Extracted from"
+        RESTATED = "restated", "Restated by (dedup)"
+        CONSOLIDATED = "consolidated", "Consolidated from"
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="evidence")
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="evidence_for")
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.EXTRACTED)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        verbose_name_plural = "evidence"
+        constraints = [
+            models.UniqueConstraint(fields=["memory", "event"], name="evidence_unique_pair")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.memory_id} ← {self.event_id}"
+
+
+class RelationType(models.TextChoices):
+    UPDATES = "updates", "updates (supersedes)"
+    EXTENDS = "extends", "extends"
+    DERIVES = "derives", "derives from"
+    MERGED_INTO = "merged_into", "merged into"
+    CONFLICTS_WITH = "conflicts_with", "conflicts with"
+
+
+class Relation(models.Model):
+    """A typed edge ``source → target``: the newer memory is the source of ``updates``."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="relations")
+    source = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="relations_out")
+    target = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="relations_in")
+    type = models.CharField(max_length=16, choices=RelationType.choices)
+    confidence = models.FloatField(default=1.0, validators=UNIT)
+    reason = models.CharField(max_length=300, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["source", "target", "type"], name="relation_unique_edge"
+            ),
+            models.CheckConstraint(
+                condition=~Q(source=models.F("target")), name="relation_no_loop"
+            ),
+        ]
+        indexes = [models.Index(fields=["target", "type"])]
+
+    def __str__(self) -> str:
+        return f"{self.source_id} {self.type} {self.target_id}"

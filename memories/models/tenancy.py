@@ -1,0 +1,173 @@
+"""Who: tenants, their members and roles, the clients memory is about, and API keys."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from guardian.models import GroupObjectPermissionBase, UserObjectPermissionBase
+
+
+class TextSearchLanguage(models.TextChoices):
+    ENGLISH = "english", "English"
+    ITALIAN = "italian", "Italian"
+    SPANISH = "spanish", "Spanish"
+    SIMPLE = "simple", "Simple (no stemming)"
+
+
+class ConflictPolicy(models.TextChoices):
+    # DESIGN: against a promoted memory always review; otherwise supersede only on
+    # superior evidence. A tenant may also ask for a human on every contradiction.
+    SUPERIOR_EVIDENCE = "superior_evidence", "Auto-supersede on superior evidence"
+    ALWAYS_REVIEW = "always_review", "Always ask a supervisor"
+
+
+class Tenant(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    slug = models.SlugField(max_length=63, unique=True)
+    name = models.CharField(max_length=200)
+    language = models.CharField(
+        max_length=16, choices=TextSearchLanguage.choices, default=TextSearchLanguage.ENGLISH
+    )
+    encrypted = models.BooleanField(
+        default=False, help_text="Content is encrypted at rest with a key per client."
+    )
+    vector_search_enabled = models.BooleanField(default=True)
+    conflict_policy = models.CharField(
+        max_length=32, choices=ConflictPolicy.choices, default=ConflictPolicy.SUPERIOR_EVIDENCE
+    )
+    auto_approve_promotions_above = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Promotion score above which promotions are approved without review. "
+        "Empty: every promotion needs a supervisor.",
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["slug"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(auto_approve_promotions_above__isnull=True)
+                | Q(auto_approve_promotions_above__gte=0, auto_approve_promotions_above__lte=1),
+                name="tenant_auto_approve_in_unit_range",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class Role(models.TextChoices):
+    ADMIN = "ADMIN", "Admin"
+    SUPERVISOR = "SUPERVISOR", "Supervisor"
+    ADVISOR = "ADVISOR", "Advisor"
+    CLIENT = "CLIENT", "Client"
+    PROSPECT = "PROSPECT", "Prospect"
+    NEXTGEN_HEIR = "NEXTGEN_HEIR", "Next-generation heir"
+
+
+class Membership(models.Model):
+    """A user's role in a tenant. One membership per user and tenant."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=16, choices=Role.choices)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "user"], name="membership_unique_user_tenant")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.role} @ {self.tenant}"
+
+
+class Client(models.Model):
+    """The person memories are about. Advisors are assigned through object permissions."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="clients")
+    external_ref = models.CharField(
+        max_length=200, help_text="The caller's reference for this client, unique per tenant."
+    )
+    display_name = models.CharField(max_length=200, blank=True)
+    language = models.CharField(max_length=16, blank=True, help_text="Preferred language code.")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="client_profile",
+        help_text="The login of the client (or prospect, or heir) themselves.",
+    )
+    family_parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="heirs"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["display_name", "external_ref"]
+        permissions = [("advise_client", "Advise this client (read and write its memory)")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "external_ref"], name="client_unique_ref_per_tenant"
+            ),
+            models.CheckConstraint(
+                condition=~Q(family_parent=models.F("id")), name="client_not_own_parent"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.display_name or self.external_ref
+
+
+class ClientUserObjectPermission(UserObjectPermissionBase):
+    """Direct-FK guardian table: advisor ↔ client assignments join without casts."""
+
+    content_object = models.ForeignKey(Client, on_delete=models.CASCADE)
+
+    class Meta(UserObjectPermissionBase.Meta):
+        verbose_name = "client permission (user)"
+
+
+class ClientGroupObjectPermission(GroupObjectPermissionBase):
+    content_object = models.ForeignKey(Client, on_delete=models.CASCADE)
+
+    class Meta(GroupObjectPermissionBase.Meta):
+        verbose_name = "client permission (group)"
+
+
+class ApiKey(models.Model):
+    """An agent's credential. Only a SHA-256 of the secret is stored; the prefix is shown."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="api_keys")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_keys"
+    )
+    name = models.CharField(max_length=100, blank=True)
+    prefix = models.CharField(max_length=16, unique=True, editable=False)
+    hashed_secret = models.CharField(max_length=64, editable=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "API key"
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.user})"
+
+    def is_usable(self, at=None) -> bool:
+        at = at or timezone.now()
+        if self.revoked_at is not None:
+            return False
+        return self.expires_at is None or self.expires_at > at

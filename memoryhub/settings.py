@@ -1,0 +1,211 @@
+"""memoryhub settings: every knob comes from the environment (see README, Configuration)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env(name: str, default: str = "") -> str:
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_list(name: str, default: str = "") -> list[str]:
+    return [item.strip() for item in env(name, default).split(",") if item.strip()]
+
+
+DATA_DIR = Path(env("MEMORYHUB_DATA_DIR", str(BASE_DIR / ".data"))).resolve()
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def _secret_key() -> str:
+    """From the environment, else one generated once per data folder (never in the repo)."""
+    if key := env("MEMORYHUB_SECRET_KEY"):
+        return key
+    path = DATA_DIR / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env_bool("MEMORYHUB_DEBUG", False)
+ALLOWED_HOSTS = env_list("MEMORYHUB_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
+CSRF_TRUSTED_ORIGINS = env_list("MEMORYHUB_CSRF_TRUSTED_ORIGINS")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "rest_framework",
+    "guardian",
+    "django_q",
+    "django_htmx",
+    "template_partials",
+    "memories",
+    "curation",
+    "profiles",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "memoryhub.urls"
+WSGI_APPLICATION = "memoryhub.wsgi.application"
+ASGI_APPLICATION = "memoryhub.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database: DATABASE_URL, else the embedded PostgreSQL + pgvector in DATA_DIR. ---
+if database_url := env("DATABASE_URL"):
+    EMBEDDED_DATABASE = False
+    DATABASES = {
+        "default": dj_database_url.parse(database_url, conn_max_age=60, conn_health_checks=True)
+    }
+else:
+    from memoryhub import embedded_db
+
+    EMBEDDED_DATABASE = True
+    DATABASES = {"default": embedded_db.start(DATA_DIR).django_database()}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# The database cache lets the web process see the worker's django-q2 cluster stats.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "memoryhub_cache",
+    }
+}
+
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "guardian.backends.ObjectPermissionBackend",
+]
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+GUARDIAN_RAISE_403 = False
+ANONYMOUS_USER_NAME = None  # no anonymous object permissions
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(env("MEMORYHUB_STATIC_ROOT", str(DATA_DIR / "static")))
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+# Serve straight from the app folders unless collectstatic was run for production.
+WHITENOISE_USE_FINDERS = env_bool("MEMORYHUB_STATIC_FINDERS", True)
+
+# --- Security: secure cookies and headers whenever not in debug. ---
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_REFERRER_POLICY = "same-origin"
+if not DEBUG and env_bool("MEMORYHUB_HTTPS", False):
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_SSL_REDIRECT = True
+    SECURE_HSTS_SECONDS = 31536000
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(env("MEMORYHUB_MAX_REQUEST_BYTES", str(5 * 1024 * 1024)))
+
+# --- API ---
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "memories.authentication.ApiKeyAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "memories.api_errors.exception_handler",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+
+# --- Background jobs (django-q2). ORM broker by default; Redis when REDIS_URL is set. ---
+Q_CLUSTER = {
+    "name": "memoryhub",
+    "workers": int(env("MEMORYHUB_WORKERS", "2")),
+    "timeout": int(env("MEMORYHUB_JOB_TIMEOUT", "600")),
+    "retry": int(env("MEMORYHUB_JOB_RETRY", "900")),
+    "max_attempts": 3,
+    "queue_limit": 100,
+    "bulk": 10,
+    "catch_up": False,
+    "save_limit": 1000,
+    "sync": env_bool("MEMORYHUB_QUEUE_SYNC", False),
+}
+if redis_url := env("REDIS_URL"):
+    Q_CLUSTER["redis"] = redis_url
+else:
+    Q_CLUSTER["orm"] = "default"
+
+# --- Embedding providers, in failover order. "local" needs no key and no network. ---
+MEMORYHUB_EMBEDDING_PROVIDERS = env_list("MEMORYHUB_EMBEDDING_PROVIDERS", "local")
+VOYAGE_API_KEY = env("VOYAGE_API_KEY")
+VOYAGE_BASE_URL = env("VOYAGE_BASE_URL")
+OPENAI_API_KEY = env("OPENAI_API_KEY")
+OPENAI_BASE_URL = env("OPENAI_BASE_URL")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env("MEMORYHUB_LOG_LEVEL", "WARNING")},
+    "loggers": {
+        "memoryhub": {"level": env("MEMORYHUB_LOG_LEVEL", "INFO")},
+        "memories": {"level": env("MEMORYHUB_LOG_LEVEL", "INFO")},
+    },
+}

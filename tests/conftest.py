@@ -1,0 +1,98 @@
+"""Personas: advisor, another advisor of the same tenant, an advisor of another tenant,
+supervisor, admin, client and heir, with the clients they relate to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from rest_framework.test import APIClient
+
+from memories.models import Role
+from memories.services.tenancy import client_assign_advisor
+from tests import factories
+
+
+@pytest.fixture
+def tenant(db):
+    return factories.TenantFactory(slug="acme", name="Acme Wealth")
+
+
+@pytest.fixture
+def other_tenant(db):
+    return factories.TenantFactory(slug="globex", name="Globex Private")
+
+
+def _member(tenant, username, role, **user_fields):
+    user = factories.UserFactory(username=username, **user_fields)
+    factories.MembershipFactory(tenant=tenant, user=user, role=role)
+    return user
+
+
+@dataclass
+class Personas:
+    tenant: object
+    other_tenant: object
+    advisor: object
+    advisor2: object
+    outsider: object
+    supervisor: object
+    admin: object
+    client_user: object
+    heir: object
+    client: object  # assigned to advisor, linked to client_user
+    parent: object  # assigned to advisor, the heir's parent
+    heir_client: object
+    advisor2_client: object
+    foreign_client: object
+
+
+@pytest.fixture
+def personas(tenant, other_tenant) -> Personas:
+    advisor = _member(tenant, "advisor", Role.ADVISOR)
+    advisor2 = _member(tenant, "advisor2", Role.ADVISOR)
+    outsider = _member(other_tenant, "outsider", Role.ADVISOR)
+    supervisor = _member(tenant, "supervisor", Role.SUPERVISOR)
+    admin = _member(tenant, "admin", Role.ADMIN, is_staff=True, is_superuser=True)
+    client_user = _member(tenant, "client", Role.CLIENT)
+    heir = _member(tenant, "heir", Role.NEXTGEN_HEIR)
+
+    client = factories.ClientFactory(tenant=tenant, external_ref="emma", user=client_user)
+    parent = factories.ClientFactory(tenant=tenant, external_ref="giulia")
+    heir_client = factories.ClientFactory(
+        tenant=tenant, external_ref="marco", user=heir, family_parent=parent
+    )
+    advisor2_client = factories.ClientFactory(tenant=tenant, external_ref="carlos")
+    foreign_client = factories.ClientFactory(tenant=other_tenant, external_ref="emma")
+    for c in (client, parent, heir_client):
+        client_assign_advisor(client=c, advisor=advisor)
+    client_assign_advisor(client=advisor2_client, advisor=advisor2)
+    client_assign_advisor(client=foreign_client, advisor=outsider)
+    return Personas(
+        tenant=tenant,
+        other_tenant=other_tenant,
+        advisor=advisor,
+        advisor2=advisor2,
+        outsider=outsider,
+        supervisor=supervisor,
+        admin=admin,
+        client_user=client_user,
+        heir=heir,
+        client=client,
+        parent=parent,
+        heir_client=heir_client,
+        advisor2_client=advisor2_client,
+        foreign_client=foreign_client,
+    )
+
+
+@pytest.fixture
+def api_client():
+    return APIClient()
+
+
+@pytest.fixture
+def agent_key(personas):
+    """A raw API key of the advisor persona."""
+    _, raw = factories.api_key_for(personas.advisor, personas.tenant)
+    return raw

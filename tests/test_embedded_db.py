@@ -1,0 +1,97 @@
+"""The embedded PostgreSQL: started by the first process, shared by the next, stopped by
+the last one to leave, even when another died without saying goodbye."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from memoryhub import embedded_db
+
+ROOT = Path(__file__).resolve().parent.parent
+
+HOLDER = textwrap.dedent(
+    """
+    import json, sys
+    from pathlib import Path
+    from memoryhub import embedded_db
+    server = embedded_db.start(Path(sys.argv[1]))
+    status = embedded_db.status(Path(sys.argv[1]))
+    print(json.dumps({"pid": status["pid"], "socket": str(server.socket_dir)}), flush=True)
+    if sys.argv[2] == "hold":
+        sys.stdin.readline()
+    """
+)
+
+
+def _spawn(data_dir: Path, mode: str) -> subprocess.Popen:
+    return subprocess.Popen(  # noqa: S603
+        [sys.executable, "-c", HOLDER, str(data_dir), mode],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
+
+
+def _started(proc: subprocess.Popen) -> dict:
+    line = proc.stdout.readline()
+    assert line, "the process did not start the server"
+    return json.loads(line)
+
+
+@pytest.fixture
+def data_dir(tmp_path):
+    yield tmp_path / "data"
+    if (tmp_path / "data" / "postgres").exists():
+        embedded_db.stop(tmp_path / "data")
+
+
+def test_started_shared_and_stopped_by_the_last_process(data_dir):
+    first = _spawn(data_dir, "hold")
+    started = _started(first)
+    assert embedded_db.status(data_dir)["running"] is True
+
+    second = _spawn(data_dir, "exit")
+    assert _started(second)["pid"] == started["pid"]  # reused, not a second server
+    assert second.wait(timeout=30) == 0
+    assert embedded_db.status(data_dir)["running"] is True  # the first still uses it
+
+    first.communicate("\n", timeout=30)
+    assert first.returncode == 0
+    status = embedded_db.status(data_dir)
+    assert status["running"] is False
+    assert status["handles"] == []
+
+
+def test_a_crashed_process_does_not_keep_the_server_alive(data_dir):
+    crashed = _spawn(data_dir, "hold")
+    started = _started(crashed)
+    crashed.send_signal(signal.SIGKILL)
+    crashed.wait(timeout=10)
+
+    survivor = _spawn(data_dir, "exit")
+    assert _started(survivor)["pid"] == started["pid"]
+    assert survivor.wait(timeout=30) == 0
+    assert embedded_db.status(data_dir)["running"] is False
+
+
+def test_listens_on_no_tcp_port(data_dir):
+    holder = _spawn(data_dir, "hold")
+    _started(holder)
+    try:
+        import psycopg
+
+        with pytest.raises(psycopg.OperationalError):
+            psycopg.connect(host="127.0.0.1", port=5432, user="postgres", connect_timeout=2)
+        socket_dir = embedded_db.status(data_dir)["socket_dir"]
+        with psycopg.connect(host=socket_dir, user="postgres", dbname="memoryhub") as conn:
+            assert conn.execute("SELECT 1").fetchone() == (1,)
+    finally:
+        holder.communicate("\n", timeout=30)

@@ -1,0 +1,47 @@
+import io
+
+import pytest
+from django.core.management import call_command
+
+from memories.models import Client, Event, Membership, Memory
+from memories.services.tenancy import client_advisors
+
+pytestmark = pytest.mark.django_db
+
+
+def _seed() -> str:
+    out = io.StringIO()
+    call_command("seed_demo", password="s3cret-demo", stdout=out)
+    return out.getvalue()
+
+
+def test_seed_demo_creates_one_user_per_persona_and_is_idempotent(client):
+    first = _seed()
+    counts = (Client.objects.count(), Event.objects.count(), Memory.objects.count())
+    second = _seed()
+    assert (Client.objects.count(), Event.objects.count(), Memory.objects.count()) == counts
+    assert "4 clients, 17 events and 13 memories added" in first
+    assert "0 clients, 0 events and 0 memories added" in second
+    roles = dict(
+        Membership.objects.filter(tenant__slug="demo").values_list("user__username", "role")
+    )
+    assert roles == {
+        "admin": "ADMIN",
+        "supervisor": "SUPERVISOR",
+        "advisor": "ADVISOR",
+        "advisor2": "ADVISOR",
+        "client": "CLIENT",
+        "heir": "NEXTGEN_HEIR",
+    }
+    assert client.login(username="advisor", password="s3cret-demo")
+
+
+def test_demo_family_and_assignments():
+    _seed()
+    heir_client = Client.objects.get(user__username="heir")
+    assert heir_client.family_parent.external_ref == "giulia-rossi"
+    assert Client.objects.get(user__username="client").external_ref == "emma-clarke"
+    carlos = Client.objects.get(external_ref="carlos-mendez")
+    assert [u.username for u in client_advisors(carlos)] == ["advisor2"]
+    assert Memory.objects.filter(client=carlos, tier="core").count() == 1
+    assert all(m.evidence_count > 0 for m in Memory.objects.all())

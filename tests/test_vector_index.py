@@ -1,0 +1,62 @@
+"""Each embedding space gets an HNSW index that a nearest-neighbour query really uses."""
+
+import pytest
+from django.db import DataError, connection, transaction
+
+from memories.services.vector_index import embedding_space_get_or_create
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+
+def _plan(space, client_id) -> str:
+    """The plan when sorting is ruled out: only an index that matches the query's distance
+    expression and space predicate can give the order, so its presence proves it usable.
+    Whether the planner prefers it to an exact scan of one client is a cost question that
+    the read path settles."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_sort = off")
+        query = [0.5] * space.dimension
+        cursor.execute(
+            "EXPLAIN SELECT memory_id FROM memories_memoryembedding "
+            f"WHERE space_id = %s AND client_id = %s ORDER BY {space.distance_sql()} LIMIT 10",
+            [space.pk, client_id, str(query)],
+        )
+        return "\n".join(row[0] for row in cursor.fetchall())
+
+
+@pytest.mark.parametrize(("dimension", "type_"), [(384, "vector"), (3072, "halfvec")])
+def test_space_index_is_used_by_the_nearest_neighbour_query(dimension, type_):
+    space = embedding_space_get_or_create(
+        provider="test", model=f"m{dimension}", dimension=dimension
+    )
+    assert space.vector_type == f"{type_}({dimension})"
+    memory = factories.MemoryFactory()
+    factories.MemoryEmbeddingFactory(memory=memory, space=space)
+    plan = _plan(space, memory.client_id)
+    assert space.index_name in plan
+    assert "Index Scan" in plan
+
+
+def test_ensure_is_idempotent_and_rejects_a_dimension_change():
+    first = embedding_space_get_or_create(provider="test", model="m", dimension=8)
+    again = embedding_space_get_or_create(provider="test", model="m", dimension=8)
+    assert first.pk == again.pk
+    with pytest.raises(ValueError, match="registered with 8 dimensions"):
+        embedding_space_get_or_create(provider="test", model="m", dimension=16)
+
+
+def test_a_vector_of_the_wrong_dimension_is_refused_by_the_index():
+    space = embedding_space_get_or_create(provider="test", model="m", dimension=8)
+    memory = factories.MemoryFactory()
+    with pytest.raises(DataError), transaction.atomic():
+        factories.MemoryEmbeddingFactory(memory=memory, space=space, vector=[1.0, 0.0, 0.0])
+
+
+def test_two_models_can_embed_the_same_memory():
+    memory = factories.MemoryFactory()
+    small = embedding_space_get_or_create(provider="local", model="a", dimension=4)
+    large = embedding_space_get_or_create(provider="openai", model="b", dimension=2500)
+    factories.MemoryEmbeddingFactory(memory=memory, space=small)
+    factories.MemoryEmbeddingFactory(memory=memory, space=large)
+    assert memory.embeddings.count() == 2
