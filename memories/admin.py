@@ -115,8 +115,9 @@ class EventAdmin(ReadOnlyAdmin):
 
 class EvidenceInline(admin.TabularInline):
     model = models.Evidence
+    fk_name = "memory"
     extra = 0
-    fields = ["event", "role", "created_at"]
+    fields = ["event", "role", "action", "related", "created_at"]
     readonly_fields = fields
     can_delete = False
 

@@ -32,8 +32,14 @@ class Conflict(DomainError):
 def _flatten(detail) -> dict[str, list[str]]:
     if isinstance(detail, dict):
         out: dict[str, list[str]] = {}
-        for field, value in detail.items():
-            if isinstance(value, dict):
+        for key, value in detail.items():
+            field = key
+            if isinstance(value, dict) and value and all(isinstance(k, int) for k in value):
+                # a list's errors, by position: events[3].content
+                for index, item in value.items():
+                    for sub, messages in _flatten(item).items():
+                        out[f"{field}[{index}].{sub}"] = messages
+            elif isinstance(value, dict):
                 for sub, messages in _flatten(value).items():
                     out[f"{field}.{sub}"] = messages
             elif isinstance(value, list) and value and isinstance(value[0], dict):
@@ -58,9 +64,9 @@ def exception_handler(exc, context):
             exc.message_dict if hasattr(exc, "error_dict") else exc.messages
         )
     if isinstance(exc, Http404):
-        exc = exceptions.NotFound()
+        exc = exceptions.NotFound(str(exc) or None)
     elif isinstance(exc, PermissionDenied):
-        exc = exceptions.PermissionDenied()
+        exc = exceptions.PermissionDenied(str(exc) or None)
 
     response = drf_exception_handler(exc, context)
     if response is None:

@@ -188,4 +188,7 @@ def seed_demo(*, password: str) -> dict:
                 evidence=events,
             )
             counts["memories"] += 1
+    from memories.services.reembed import memories_reembed
+
+    counts["embedded"] = memories_reembed(tenant_id=tenant.pk)["embedded"]
     return counts

@@ -43,6 +43,9 @@ def database_status() -> dict:
 
 
 def embedding_providers_status() -> list[dict]:
+    from memories.services.embeddings import get_chain
+
+    circuits = {p["name"]: p["circuit"] for p in get_chain().status()}
     chain = []
     for position, name in enumerate(settings.MEMORYHUB_EMBEDDING_PROVIDERS):
         spec = EMBEDDING_PROVIDERS.get(name)
@@ -65,6 +68,7 @@ def embedding_providers_status() -> list[dict]:
                 "model": spec["model"],
                 "dimension": spec["dimension"],
                 "configured": configured,
+                "circuit": circuits.get(name),
                 "detail": "" if configured else f"{key_setting} is not set",
             }
         )
@@ -111,7 +115,7 @@ def health_report() -> dict:
     if not report["pgvector"]["installed"]:
         report["status"] = "error"
     report["embedding_providers"] = embedding_providers_status()
-    if not any(p["configured"] for p in report["embedding_providers"]):
+    if not any(p["circuit"] in ("closed", "half_open") for p in report["embedding_providers"]):
         report["status"] = "degraded"
     report["queue"] = queue_status()
     return report

@@ -6,4 +6,6 @@ app_name = "memories"
 
 api_urlpatterns = [
     path("health/", api.HealthApi.as_view(), name="health"),
+    path("events/", api.EventsApi.as_view(), name="events"),
+    path("events/batch/", api.EventsBatchApi.as_view(), name="events-batch"),
 ]

@@ -9,8 +9,36 @@ import pytest
 from rest_framework.test import APIClient
 
 from memories.models import Role
+from memories.services.embeddings import reset_chain
 from memories.services.tenancy import client_assign_advisor
 from tests import factories
+from tests.fakes import FakeProviderServer
+
+
+@pytest.fixture(autouse=True)
+def _fresh_embedding_chain():
+    """The chain is process-wide (its breakers must outlive a request); tests that change
+    provider settings get one built from their settings."""
+    reset_chain()
+    yield
+    reset_chain()
+
+
+@pytest.fixture
+def fake_provider():
+    with FakeProviderServer(timeout_sleep=1.0) as server:
+        yield server
+
+
+@pytest.fixture
+def remote_providers(settings, fake_provider):
+    """Voyage → OpenAI small → local, the remote ones served by the local fake."""
+    settings.MEMORYHUB_EMBEDDING_PROVIDERS = ["voyage", "openai-small", "local"]
+    settings.VOYAGE_API_KEY = settings.OPENAI_API_KEY = "test-key"
+    settings.VOYAGE_BASE_URL = settings.OPENAI_BASE_URL = fake_provider.base_url
+    settings.MEMORYHUB = {"EMBED_TIMEOUT": 0.5, "BREAKER_COOLDOWN": 0.3}
+    reset_chain()
+    return fake_provider
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ def test_health_reports_database_pgvector_providers_and_queue(api_client):
     assert (major, minor) >= (0, 8)
     assert body["embedding_providers"][0]["name"] == "local"
     assert body["embedding_providers"][0]["configured"] is True
+    assert body["embedding_providers"][0]["circuit"] == "closed"
     assert body["queue"]["broker"] == "orm"
     assert body["queue"]["sync"] is True
     assert body["queue"]["queued"] == 0
@@ -31,6 +32,7 @@ def test_health_reports_a_provider_without_its_key(api_client, settings):
         "model": "voyage-3-large",
         "dimension": 1024,
         "configured": False,
+        "circuit": None,
         "detail": "VOYAGE_API_KEY is not set",
     }
     assert body["status"] == "ok"

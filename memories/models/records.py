@@ -183,6 +183,10 @@ class Memory(models.Model):
         max_length=64, help_text="Hash of the normalised text (keyed for encrypted tenants)."
     )
     language = models.CharField(max_length=16, blank=True)
+    # What the statement is about, for contradiction detection ("contact_channel" = "email").
+    attribute = models.CharField(max_length=100, blank=True)
+    attribute_value = models.CharField(max_length=200, blank=True)
+    negated = models.BooleanField(default=False)
     search_vector = SearchVectorField(null=True, editable=False)
     observed_at = models.DateTimeField(default=timezone.now)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
@@ -235,6 +239,9 @@ class Memory(models.Model):
             models.Index(fields=["tenant", "client", "tier", "-created_at"]),
             models.Index(fields=["tenant", "client", "status", "kind"]),
             models.Index(fields=["client", "content_hash"]),
+            models.Index(
+                fields=["client", "attribute"], condition=~Q(attribute=""), name="memory_attribute"
+            ),
             models.Index(fields=["tenant", "status", "expires_at"]),
             models.Index(
                 fields=["tenant"], condition=Q(needs_embedding=True), name="memory_needs_embedding"
@@ -274,6 +281,11 @@ class Evidence(models.Model):
     memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="evidence")
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="evidence_for")
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.EXTRACTED)
+    # What ingesting the event did to the memory, so a replayed event answers the same.
+    action = models.CharField(max_length=16, blank=True)
+    related = models.ForeignKey(
+        Memory, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:

@@ -44,6 +44,11 @@ def event_record(
     external_id: str = "",
     observed_at: datetime | None = None,
     metadata: dict | None = None,
+    entities: list | None = None,
+    origin_agent: str = "",
+    project_id: str = "",
+    task_id: str = "",
+    run_id: str = "",
 ) -> tuple[Event, bool]:
     """Store one event; the same ``external_id`` for the client returns the stored one."""
     if external_id:
@@ -60,6 +65,11 @@ def event_record(
         external_id=external_id,
         observed_at=observed_at or timezone.now(),
         metadata=metadata or {},
+        entities=entities or [],
+        origin_agent=origin_agent,
+        project_id=project_id or (session.project_id if session else ""),
+        task_id=task_id or (session.task_id if session else ""),
+        run_id=run_id or (session.run_id if session else ""),
     )
     if session is not None:
         Session.objects.filter(pk=session.pk).update(last_event_at=event.observed_at)
@@ -70,7 +80,7 @@ def search_vector_for(text: str, language: str):
     return SearchVector(Value(fold(text)), config=Value(language))
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)  # inside ingest's transaction, no savepoint per memory
 def memory_add(
     *,
     client: Client,
@@ -79,18 +89,32 @@ def memory_add(
     category: str = "",
     title: str = "",
     tier: str = Memory._meta.get_field("tier").default,
+    status: str = Memory._meta.get_field("status").default,
     confidence: float = 0.7,
     importance: float = 0.5,
     observed_at: datetime | None = None,
     expires_at: datetime | None = None,
     session: Session | None = None,
     source_kind: str = "session",
+    source_ref: str = "",
+    origin_agent: str = "",
+    attribute: str = "",
+    attribute_value: str = "",
+    negated: bool = False,
+    language: str = "",
     tags: Iterable[str] = (),
+    metadata: dict | None = None,
     evidence: Iterable[Event] = (),
+    evidence_action: str = "added",
+    link_evidence: bool = True,
+    needs_embedding: bool = True,
 ) -> Memory:
-    """Insert a new memory with its full-text vector and evidence links."""
+    """Insert a new memory with its full-text vector and evidence links (``link_evidence``
+    False: the caller inserts the Evidence rows itself, in bulk)."""
     text = clean(content)
-    language = client.tenant.language
+    events = list({event.pk: event for event in evidence}.values())
+    fts_config = client.tenant.language
+    observed = observed_at or timezone.now()
     memory = Memory.objects.create(
         tenant_id=client.tenant_id,
         client=client,
@@ -101,22 +125,45 @@ def memory_add(
         content=text,
         content_hash=content_hash(text),
         language=language,
-        search_vector=search_vector_for(f"{title} {text}", language),
+        attribute=attribute,
+        attribute_value=attribute_value,
+        negated=negated,
+        search_vector=search_vector_for(f"{title} {text}", fts_config),
         tier=tier,
+        status=status,
         confidence=confidence,
         importance=importance,
-        observed_at=observed_at or timezone.now(),
+        observed_at=observed,
+        last_seen_at=observed,
         expires_at=expires_at,
         source_kind=source_kind,
+        source_ref=source_ref,
+        origin_agent=origin_agent,
         tags=list(tags),
+        metadata=metadata or {},
+        evidence_count=len(events),
+        needs_embedding=needs_embedding,
     )
-    evidence_link(memory=memory, events=evidence)
+    if link_evidence:
+        Evidence.objects.bulk_create(
+            [Evidence(memory=memory, event=event, action=evidence_action) for event in events]
+        )
     return memory
 
 
-def evidence_link(*, memory: Memory, events: Iterable[Event], role: str = "extracted") -> int:
+def evidence_link(
+    *,
+    memory: Memory,
+    events: Iterable[Event],
+    role: str = "extracted",
+    action: str = "",
+    related: Memory | None = None,
+) -> int:
     """Link events as evidence (once each) and keep the memory's evidence counter true."""
-    rows = [Evidence(memory=memory, event=event, role=role) for event in events]
+    rows = [
+        Evidence(memory=memory, event=event, role=role, action=action, related=related)
+        for event in events
+    ]
     if not rows:
         return 0
     Evidence.objects.bulk_create(rows, ignore_conflicts=True)

@@ -1,0 +1,46 @@
+"""Shared set-up for benchmarks: a database of their own, never the development one.
+
+With DATABASE_URL unset, benchmarks run on an embedded PostgreSQL in ``.data/bench``
+(override with MEMORYHUB_DATA_DIR): its rows are immutable by design and should not
+pile up in the database you browse.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def setup_django() -> None:
+    sys.path.insert(0, str(ROOT))
+    if not os.environ.get("DATABASE_URL"):
+        os.environ.setdefault("MEMORYHUB_DATA_DIR", str(ROOT / ".data" / "bench"))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings")
+    os.environ.setdefault("MEMORYHUB_QUEUE_SYNC", "true")
+    os.environ.setdefault("MEMORYHUB_LOG_LEVEL", "ERROR")
+    os.environ.setdefault("MEMORYHUB_ALLOWED_HOSTS", "testserver,localhost")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", interactive=False, verbosity=0)
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def summary(values_ms: list[float]) -> str:
+    return (
+        f"p50 {percentile(values_ms, 50):7.2f} ms  p95 {percentile(values_ms, 95):7.2f} ms  "
+        f"mean {statistics.fmean(values_ms):7.2f} ms"
+    )

@@ -1,0 +1,228 @@
+"""POST /api/v1/events/: one event in, the memories it teaches out."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from curation.models import ReviewItem
+from memories.models import (
+    AuditEntry,
+    Client,
+    ConflictPolicy,
+    Event,
+    Evidence,
+    Memory,
+    MemoryEmbedding,
+    Relation,
+)
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/v1/events/"
+
+
+def post(api_client, key, **body):
+    body.setdefault("client", "emma")
+    return api_client.post(URL, body, format="json", HTTP_AUTHORIZATION=f"Bearer {key}")
+
+
+@pytest.fixture
+def say(api_client, agent_key, django_capture_on_commit_callbacks):
+    """Post a statement as the advisor's agent; work queued on commit runs, as in production."""
+
+    def _say(content, *, key=agent_key, days_ago=0, **body):
+        observed = timezone.now() - timedelta(days=days_ago)
+        with django_capture_on_commit_callbacks(execute=True):
+            response = post(
+                api_client, key, content=content, observed_at=observed.isoformat(), **body
+            )
+        assert response.status_code == 201, response.json()
+        return response.json()
+
+    return _say
+
+
+def test_an_event_is_stored_with_the_memories_it_teaches(say, api_client, agent_key, personas):
+    body = say(
+        "I prefer to be contacted by email.",
+        session="s-1",
+        external_id="e-1",
+        speaker="client",
+    )
+    event = Event.objects.get()
+    assert body["event"]["id"] == str(event.pk)
+    assert body["event"]["client"] == "emma"
+    assert body["event"]["session"] == "s-1"
+    assert body["event"]["external_id"] == "e-1"
+    [memory] = body["memories"]
+    assert memory["action"] == "added"
+    assert memory["kind"] == "semantic"
+    assert memory["category"] == "preference"
+    assert memory["content"] == "I prefer to be contacted by email."
+    assert memory["related"] is None
+    stored = Memory.objects.get(pk=memory["id"])
+    assert stored.client == personas.client
+    assert stored.attribute == "contact_channel"
+    assert stored.attribute_value == "email"
+    assert stored.needs_embedding is False
+    assert MemoryEmbedding.objects.get(memory=stored).space.provider == "local"
+    assert list(Evidence.objects.filter(memory=stored).values_list("event_id", flat=True)) == [
+        event.pk
+    ]
+    assert AuditEntry.objects.filter(action="memory.added", object_id=str(stored.pk)).count() == 1
+
+
+def test_small_talk_is_kept_as_an_event_but_teaches_nothing(say, api_client, agent_key, personas):
+    body = say("Hi! Thanks a lot, have a nice day.")
+    assert body["memories"] == []
+    assert Event.objects.count() == 1
+    assert Memory.objects.count() == 0
+
+
+def test_the_assistants_own_words_teach_nothing_unless_asked(say, api_client, agent_key, personas):
+    assert say("I prefer short answers.", speaker="assistant")["memories"] == []
+    body = say(
+        "I prefer short answers.",
+        speaker="assistant",
+        extract_from_assistant=True,
+    )
+    assert [m["action"] for m in body["memories"]] == ["added"]
+
+
+def test_the_same_external_id_twice_stores_one_event_and_answers_the_same(
+    api_client, agent_key, personas
+):
+    first = post(api_client, agent_key, content="I live in Bristol.", external_id="e-1")
+    again = post(api_client, agent_key, content="I live in Bristol.", external_id="e-1")
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert again.json() == first.json()
+    assert again["Idempotent-Replayed"] == "true"
+    assert Event.objects.count() == 1
+    assert Memory.objects.count() == 1
+
+
+def test_an_exact_restatement_is_deduplicated(say, api_client, agent_key, personas):
+    first = say("I live in Bristol.", days_ago=3)["memories"][0]
+    second = say("I live in Bristol.")["memories"][0]
+    assert second["action"] == "deduplicated"
+    assert second["id"] == first["id"]
+    memory = Memory.objects.get()
+    assert (memory.dup_count, memory.evidence_count) == (1, 2)
+    assert memory.last_seen_at > memory.observed_at
+    assert Evidence.objects.filter(memory=memory).count() == 2
+
+
+def test_a_paraphrase_is_deduplicated(say, api_client, agent_key, personas):
+    first = say("I prefer to be contacted by email.")["memories"][0]
+    second = say("I'd rather you contact me by email.")["memories"][0]
+    assert (second["action"], second["id"]) == ("deduplicated", first["id"])
+    assert Memory.objects.count() == 1
+
+
+def test_a_near_identical_wording_is_deduplicated_by_similarity(
+    say, api_client, agent_key, personas
+):
+    first = say("I love hiking in the mountains.")["memories"][0]
+    second = say("I really love hiking in the mountains.")["memories"][0]
+    assert (second["action"], second["id"]) == ("deduplicated", first["id"])
+
+
+def test_different_facts_are_kept_apart(say, api_client, agent_key, personas):
+    say("I have two children.")
+    say("I live in Bristol.")
+    say("I work at Lloyds Bank.")
+    assert Memory.objects.count() == 3
+
+
+def test_a_newer_explicit_statement_supersedes_the_old_one(say, api_client, agent_key, personas):
+    old = say("I prefer to be contacted by email.", days_ago=5)
+    new = say("I prefer to be contacted by phone.")
+    [memory] = new["memories"]
+    assert memory["action"] == "updated"
+    assert memory["related"] == {"id": old["memories"][0]["id"], "status": "superseded"}
+    superseded = Memory.objects.get(pk=old["memories"][0]["id"])
+    assert superseded.status == "superseded"
+    assert superseded.content == "I prefer to be contacted by email."  # never rewritten
+    assert superseded.invalidated_at is not None
+    assert Relation.objects.get().type == "updates"
+    assert ReviewItem.objects.count() == 0
+
+
+def test_a_changed_number_supersedes(say, api_client, agent_key, personas):
+    say("I have two children.", days_ago=30)
+    body = say("I have three children.")
+    assert body["memories"][0]["action"] == "updated"
+    assert Memory.objects.live().get().content == "I have three children."
+
+
+def test_contradicting_a_promoted_memory_opens_a_review(say, api_client, agent_key, personas):
+    old = say("I prefer to be contacted by email.", days_ago=5)
+    Memory.objects.filter(pk=old["memories"][0]["id"]).update(status="promoted")
+    body = say("I prefer to be contacted by phone.")
+    [memory] = body["memories"]
+    assert memory["action"] == "conflict"
+    assert memory["related"] == {"id": old["memories"][0]["id"], "status": "promoted"}
+    review = ReviewItem.objects.get()
+    assert (review.type, review.state) == ("conflict", "open")
+    assert str(review.memory_id) == memory["id"]
+    assert str(review.other_memory_id) == old["memories"][0]["id"]
+    assert Relation.objects.get().type == "conflicts_with"
+
+
+def test_an_older_statement_does_not_supersede_a_newer_one(say, api_client, agent_key, personas):
+    say("I prefer to be contacted by email.")
+    body = say("I prefer to be contacted by phone.", days_ago=10)
+    assert body["memories"][0]["action"] == "conflict"
+    assert Memory.objects.filter(status="superseded").count() == 0
+    assert ReviewItem.objects.count() == 1
+
+
+def test_a_tenant_may_ask_for_review_of_every_contradiction(say, api_client, agent_key, personas):
+    personas.tenant.conflict_policy = ConflictPolicy.ALWAYS_REVIEW
+    personas.tenant.save()
+    say("I prefer to be contacted by email.", days_ago=5)
+    body = say("I prefer to be contacted by phone.")
+    assert body["memories"][0]["action"] == "conflict"
+
+
+def test_a_negation_contradicts(say, api_client, agent_key, personas):
+    say("I like crypto investments.", days_ago=5)
+    body = say("I don't like crypto investments.")
+    assert body["memories"][0]["action"] == "updated"
+
+
+def test_a_new_client_is_created_and_assigned_to_the_advisor(say, api_client, agent_key, personas):
+    say("I live in Leeds.", client="new-client")
+    client = Client.objects.get(tenant=personas.tenant, external_ref="new-client")
+    assert personas.advisor.has_perm("memories.advise_client", client)
+
+
+def test_the_same_reference_in_another_tenant_is_another_client(say, api_client, personas):
+    _, key = factories.api_key_for(personas.outsider, personas.other_tenant)
+    say("I live in Oslo.", key=key)
+    assert Memory.objects.get().client == personas.foreign_client
+    assert personas.client.memories.count() == 0
+
+
+def test_more_detail_extends_without_replacing(say, personas):
+    old = say("We are planning to buy a house.", days_ago=3)["memories"][0]
+    new = say("We are planning to buy a house in Bristol with a big garden.")["memories"][0]
+    assert new["action"] == "extended"
+    assert new["related"] == {"id": old["id"], "status": "active"}
+    assert Relation.objects.get().type == "extends"
+    assert Memory.objects.live().count() == 2
+
+
+def test_the_answer_has_the_documented_shape(say, personas):
+    from memories.serializers import EventOutSerializer, OutcomeSerializer
+
+    body = say("I live in Bristol.", session="s-9", external_id="x-1")
+    assert set(body["event"]) == set(EventOutSerializer().fields)
+    assert set(body["memories"][0]) == set(OutcomeSerializer().fields)
+    event = Event.objects.get()
+    assert body["event"] == {
+        **EventOutSerializer(event).data,
+        "id": str(event.pk),
+    }

@@ -1,0 +1,342 @@
+"""The heuristic extractor against its fixture (the contract), plus language, entities, time
+and robustness. Pure Python: no database."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memories.models import Category, Kind
+from memories.services.extraction import ASSISTANT_SPEAKERS, Candidate, extract
+from memories.services.normalise import (
+    detect_language,
+    match_form,
+    resolve_time,
+    split_sentences,
+    spot_entities,
+)
+
+FIXTURE = json.loads(
+    (Path(__file__).parent / "data" / "extraction_cases.json").read_text(encoding="utf-8")
+)
+OBSERVED_AT = datetime.fromisoformat(FIXTURE["observed_at"])
+CASES = FIXTURE["cases"]
+
+
+def _run(case: dict) -> list[Candidate]:
+    return extract(
+        case["text"],
+        speaker=case.get("speaker", "user"),
+        source=case.get("source", "chat"),
+        observed_at=OBSERVED_AT,
+        include_assistant=case.get("include_assistant", False),
+    )
+
+
+def _days(candidate: Candidate) -> float | None:
+    if candidate.expires_at is None:
+        return None
+    return (candidate.expires_at - OBSERVED_AT) / timedelta(days=1)
+
+
+def _mismatches(candidate: Candidate, expected: dict, language: str) -> list[str]:
+    """Every field the candidate gets wrong, empty when it meets the expectation."""
+    wanted = {
+        "kind": expected["kind"],
+        "category": expected["category"],
+        "attribute": expected.get("attribute", ""),
+        "value": expected.get("value", ""),
+        "negated": expected.get("negated", False),
+        "language": language,
+    }
+    if "content" in expected:
+        wanted["content"] = expected["content"]
+    errors = [
+        f"{field}={getattr(candidate, field)!r}, expected {value!r}"
+        for field, value in wanted.items()
+        if getattr(candidate, field) != value
+    ]
+    days, expected_days = _days(candidate), expected["expires_in_days"]
+    if expected_days is None:
+        if days is not None:
+            errors.append(f"expires in {days:.2f} days, expected never")
+    elif days is None or abs(days - expected_days) > max(1.0, 0.05 * expected_days):
+        errors.append(f"expires in {days} days, expected {expected_days}")
+    if expected.get("hedged"):
+        if not 0.5 <= candidate.confidence <= 0.6:
+            errors.append(f"hedged confidence {candidate.confidence}")
+    elif candidate.confidence < 0.7:
+        errors.append(f"confidence {candidate.confidence} too low")
+    if expected.get("reported") and "reported" not in candidate.tags:
+        errors.append("not tagged as reported")
+    return errors
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
+def test_fixture_case(case):
+    candidates = _run(case)
+    assert len(candidates) == len(case["expected"]), [c.content for c in candidates]
+    for candidate, expected in zip(candidates, case["expected"], strict=True):
+        errors = _mismatches(candidate, expected, case["language"])
+        assert not errors, (candidate.content, errors)
+
+
+def test_fixture_covers_each_language():
+    per_language = Counter(case["language"] for case in CASES)
+    assert len(CASES) >= 60
+    assert all(per_language[lang] >= 20 for lang in ("en", "it", "es")), per_language
+    assert {c["kind"] for case in CASES for c in case["expected"]} >= {
+        "semantic",
+        "decision",
+        "procedural",
+        "operational",
+        "episodic",
+    }
+
+
+def test_precision_and_recall_over_the_whole_fixture():
+    """Greedy in-order matching: a candidate is a true positive when it meets the next
+    unmatched expectation of its case. Both rates must be 100%."""
+    true_positives = predicted = relevant = 0
+    failures = []
+    for case in CASES:
+        candidates, expected = _run(case), case["expected"]
+        predicted += len(candidates)
+        relevant += len(expected)
+        remaining = list(expected)
+        for candidate in candidates:
+            hit = next(
+                (e for e in remaining if not _mismatches(candidate, e, case["language"])), None
+            )
+            if hit is None:
+                failures.append((case["id"], candidate.content))
+            else:
+                remaining.remove(hit)
+                true_positives += 1
+        failures += [(case["id"], f"missed {e['kind']}/{e['category']}") for e in remaining]
+    precision = true_positives / predicted if predicted else 1.0
+    recall = true_positives / relevant if relevant else 1.0
+    assert (precision, recall) == (1.0, 1.0), failures
+
+
+def test_kinds_and_categories_are_model_choices():
+    kinds, categories = set(Kind.values), set(Category.values)
+    for case in CASES:
+        for candidate in _run(case):
+            assert candidate.kind in kinds
+            assert candidate.category in categories
+            assert 0 <= candidate.confidence <= 1 and 0 <= candidate.importance <= 1
+            assert candidate.expires_at is None or candidate.expires_at > OBSERVED_AT
+
+
+@pytest.mark.parametrize(
+    ("text", "speaker", "low", "high"),
+    [
+        ("I live in Milan.", "user", 0.85, 0.9),
+        ("Preferisco essere contattato via email.", "user", 0.85, 0.9),
+        ("He decidido cancelar el seguro de vida.", "client", 0.85, 0.9),
+        ("Maybe we'll go with the balanced portfolio.", "user", 0.5, 0.6),
+        ("Forse preferisco le obbligazioni.", "user", 0.5, 0.6),
+        ("Quizás prefiero los bonos.", "user", 0.5, 0.6),
+        ("I think I'd prefer phone calls.", "user", 0.5, 0.6),
+        ("She lives in Rome.", "advisor", 0.7, 0.8),
+    ],
+)
+def test_confidence_is_lower_when_hedged_or_reported(text, speaker, low, high):
+    (candidate,) = extract(text, speaker=speaker, observed_at=OBSERVED_AT)
+    assert low <= candidate.confidence <= high
+
+
+def test_importance_ranks_decisions_above_passing_preferences():
+    decision = extract("We've decided to sell the apartment.", observed_at=OBSERVED_AT)[0]
+    constraint = extract("I can't hold more than 10% in one stock.", observed_at=OBSERVED_AT)[0]
+    passing = extract("I like sustainable funds.", observed_at=OBSERVED_AT)[0]
+    assert decision.importance > passing.importance
+    assert constraint.importance > passing.importance
+
+
+def test_contradicting_statements_share_the_attribute():
+    first = extract("I prefer to be contacted by email.", observed_at=OBSERVED_AT)[0]
+    later = extract("Preferisco essere chiamato al telefono.", observed_at=OBSERVED_AT)[0]
+    assert (first.attribute, first.value) == ("contact_channel", "email")
+    assert (later.attribute, later.value) == ("contact_channel", "phone")
+    liked = extract("Me gustan las criptomonedas.", observed_at=OBSERVED_AT)[0]
+    refused = extract("I don't want crypto.", observed_at=OBSERVED_AT)[0]
+    assert liked.attribute == refused.attribute == "preference:crypto"
+    assert (liked.negated, refused.negated) == (False, True)
+
+
+@pytest.mark.parametrize("speaker", [*sorted(ASSISTANT_SPEAKERS), "Assistant", " BOT "])
+def test_assistant_speech_is_ignored_by_default(speaker):
+    text = "I prefer email and I live in Milan."
+    assert extract(text, speaker=speaker, observed_at=OBSERVED_AT) == []
+    assert extract(text, speaker=speaker, observed_at=OBSERVED_AT, include_assistant=True)
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("I would like my reports in Italian, please.", "en"),
+        ("ok", "en"),
+        ("", "en"),
+        ("Grazie mille", "it"),
+        ("Buongiorno", "it"),
+        ("Vivo a Torino da dieci anni.", "it"),
+        ("Ho due figli e l'anno prossimo vorrei comprare casa.", "it"),
+        ("Hola, ¿qué tal?", "es"),
+        ("Tengo tres hijos.", "es"),
+        ("Mi contador es Javier Ruiz.", "es"),
+        ("Prefiero que me llamen por teléfono.", "es"),
+    ],
+)
+def test_detect_language(text, language):
+    assert detect_language(text) == language
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "We met John Smith at Banca Sella on 12 March and moved €250,000 and 10k to "
+            "Credit Suisse AG. Call +39 02 1234 5678 or write to anna.rossi@example.com.",
+            [
+                ("person", "John Smith"),
+                ("organisation", "Banca Sella"),
+                ("date", "12 March"),
+                ("amount", "€250,000"),
+                ("amount", "10k"),
+                ("organisation", "Credit Suisse AG"),
+                ("phone", "+39 02 1234 5678"),
+                ("email", "anna.rossi@example.com"),
+            ],
+        ),
+        (
+            "Mio figlio Luca lavora presso Generali SpA e ha messo da parte 2 milioni entro il "
+            "15 marzo 2026.",
+            [
+                ("person", "Luca"),
+                ("organisation", "Generali SpA"),
+                ("amount", "2 milioni"),
+                ("date", "15 marzo 2026"),
+            ],
+        ),
+        (
+            "Mi hija Lucía firmó con el Banco Santander el 3 de abril: 3 millones de euros, "
+            "y el viernes 1.5 million más.",
+            [
+                ("person", "Lucía"),
+                ("organisation", "Banco Santander"),
+                ("date", "3 de abril"),
+                ("amount", "3 millones de euros"),
+                ("date", "viernes"),
+                ("amount", "1.5 million"),
+            ],
+        ),
+        (
+            "The review is on 2026-04-15, a Wednesday.",
+            [("date", "2026-04-15"), ("date", "Wednesday")],
+        ),
+        ("Milan is lovely. I live in Rome.", []),
+    ],
+)
+def test_spot_entities(text, expected):
+    assert [(e["type"], e["text"]) for e in spot_entities(text)] == expected
+
+
+def test_split_sentences_respects_abbreviations_and_decimals():
+    text = "I have 1.5 million, e.g. in bonds. Dr. Rossi agrees! Per es. no. ¿Vale? Sí."
+    assert split_sentences(text) == [
+        "I have 1.5 million, e.g. in bonds.",
+        "Dr. Rossi agrees!",
+        "Per es. no.",
+        "¿Vale?",
+        "Sí.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("phrase", "days"),
+    [
+        ("today", 0),
+        ("tonight", 0),
+        ("tomorrow", 1),
+        ("the day after tomorrow", 2),
+        ("this week", 6),
+        ("next week", 7),
+        ("next month", 31),
+        ("by Friday", 4),
+        ("in 3 days", 3),
+        ("within two years", 731),
+        ("by 12 March", 10),
+        ("oggi", 0),
+        ("domani", 1),
+        ("la prossima settimana", 7),
+        ("entro venerdì", 4),
+        ("il mese prossimo", 31),
+        ("tra tre giorni", 3),
+        ("entro il 15 marzo", 13),
+        ("hoy", 0),
+        ("mañana", 1),
+        ("la próxima semana", 7),
+        ("el mes que viene", 31),
+        ("antes del viernes", 4),
+        ("dentro de cinco años", 1826),
+        ("antes del 3 de abril", 32),
+        ("by the end of the year", 304),
+        ("2026-04-15", 44),
+    ],
+)
+def test_time_expressions_resolve_to_the_end_of_a_day(phrase, days):
+    until = resolve_time(match_form(phrase), OBSERVED_AT).until
+    assert until is not None
+    assert (until - OBSERVED_AT) / timedelta(days=1) == pytest.approx(days + 14 / 24)
+
+
+@pytest.mark.parametrize("phrase", ["yesterday", "la settimana scorsa", "hace dos años", "ieri"])
+def test_past_expressions_bind_no_future_day(phrase):
+    time = resolve_time(match_form(phrase), OBSERVED_AT)
+    assert time.until is None and time.past
+
+
+NASTY = [
+    "",
+    " ",
+    "?!.,;:…¿¡",
+    "." * 500,
+    "a" * 10_000,
+    "I prefer email. " * 700,
+    "I prefer email and " * 600,
+    "\x00\x01\x02 I prefer\x07 email\x1b[31m\x7f",
+    "😀🙏🏽💶 I love ETFs 🚀🚀",
+    "Я предпочитаю email. 我喜欢债券。 أنا أحب الذهب. Mi piace l'oro.",
+    "\u200b\u200e\ufeff\u202e reversed text",
+    "I prefer email \ud800 and I live in Milan\udfff.",
+    "1" * 5000 + " € " + "9" * 5000,
+    "+" * 300 + "1" * 300 + "(" * 300,
+    "My wife " * 400,
+    "¿" * 1000 + "?" * 1000,
+    "\n\n\n".join(["Ok.", "", "  ", "Grazie!"]),
+    "I'd rather ,,, than ;;;",
+    "prefiero",
+    "Preferisco",
+    "I prefer.",
+    "My wife.",
+    "Per favore sempre",
+    "por favor nunca",
+]
+
+
+@pytest.mark.parametrize("text", NASTY, ids=range(len(NASTY)))
+@pytest.mark.parametrize("source", ["chat", "tool", "decision"])
+def test_extract_never_raises_nor_returns_empty_content(text, source):
+    for candidate in extract(text, source=source, observed_at=OBSERVED_AT):
+        assert candidate.content.strip()
+        assert candidate.content == candidate.content.strip()
+        assert candidate.kind in Kind.values
+        candidate.content.encode("utf-8")  # storable
+    detect_language(text)
+    spot_entities(text)
