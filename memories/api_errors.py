@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import Http404
+from django.http import Http404, JsonResponse
+from django.views import defaults
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -57,6 +59,12 @@ def error_body(code: str, message: str, fields: dict | None = None) -> dict:
 
 
 def exception_handler(exc, context):
+    if isinstance(exc, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return Response(
+            error_body("too_large", f"The request body is larger than {limit} bytes."),
+            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+        )
     if isinstance(exc, DomainError):
         return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status_code)
     if isinstance(exc, DjangoValidationError):
@@ -85,3 +93,25 @@ def exception_handler(exc, context):
         code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")
         response.data = error_body(str(code), str(detail))
     return response
+
+
+def _is_api(request) -> bool:
+    return request.path.startswith("/api/")
+
+
+def page_not_found(request, exception):
+    """Outside any view (an unknown URL): JSON under /api/, the HTML page elsewhere."""
+    if _is_api(request):
+        return JsonResponse(
+            error_body("not_found", f"No API endpoint at {request.path}."), status=404
+        )
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request):
+    if _is_api(request):
+        return JsonResponse(
+            error_body("server_error", "Something went wrong on our side; it was logged."),
+            status=500,
+        )
+    return defaults.server_error(request)

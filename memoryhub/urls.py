@@ -12,3 +12,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include((api_urlpatterns, "api"))),
 ]
+
+handler404 = "memories.api_errors.page_not_found"
+handler500 = "memories.api_errors.server_error"

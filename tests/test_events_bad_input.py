@@ -133,3 +133,24 @@ def test_a_batch_may_not_repeat_an_external_id(api_client, agent_key, personas):
     response = _post(api_client, agent_key, {"events": [item, item]}, url="/api/v1/events/batch/")
     assert response.status_code == 400
     assert "appears twice" in response.json()["error"]["message"]
+
+
+def test_a_body_over_the_size_limit_is_413_json(api_client, agent_key, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 100_000
+    before = _counts()
+    response = _post(api_client, agent_key, {**VALID, "content": "x" * 200_000})
+    assert response.status_code == 413
+    assert response.json() == {
+        "error": {
+            "code": "too_large",
+            "message": "The request body is larger than 100000 bytes.",
+            "fields": {},
+        }
+    }
+    assert _counts() == before
+
+
+def test_an_unknown_api_url_answers_json(api_client, agent_key):
+    response = api_client.get("/api/v1/nothing-here/", HTTP_AUTHORIZATION=f"Bearer {agent_key}")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"

@@ -34,8 +34,7 @@ class Command(BaseCommand):
         self.stdout.write("database migrated")
         if not opts["no_demo"]:
             call_command("seed_demo", password=opts["password"])
-        if "setup_schedules" in _commands():
-            call_command("setup_schedules")
+        call_command("setup_schedules", verbosity=0)
 
         worker = None
         if not opts["no_worker"]:
@@ -84,9 +83,3 @@ class Command(BaseCommand):
                 except subprocess.TimeoutExpired:
                     worker.kill()
             self.stdout.write("memoryhub stopped")
-
-
-def _commands():
-    from django.core.management import get_commands
-
-    return get_commands()
