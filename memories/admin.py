@@ -201,3 +201,10 @@ admin.site.register(models.ClientUserObjectPermission, ReadOnlyAdmin)
 admin.site.register(models.ClientGroupObjectPermission, ReadOnlyAdmin)
 admin.site.site_header = "memoryhub administration"
 admin.site.site_title = "memoryhub admin"
+
+
+@admin.register(models.MemoryAccess)
+class MemoryAccessAdmin(ReadOnlyAdmin):
+    list_display = ["memory", "client", "at", "rolled_up"]
+    list_filter = ["rolled_up"]
+    date_hierarchy = "at"

@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
-from rest_framework import permissions
+from rest_framework import permissions as drf_permissions
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from memories import permissions
 from memories.models import ApiKey, Membership
 from memories.selectors import health_report
-from memories.serializers import BatchInSerializer, EventInSerializer, ingest_result_data
+from memories.selectors_memory import evidence_for, relations_of, versions_of
+from memories.serializers import (
+    BatchInSerializer,
+    EventInSerializer,
+    SearchInSerializer,
+    hit_data,
+    ingest_result_data,
+    memory_detail_data,
+)
 from memories.services.ingest import EventInput, event_ingest, events_ingest
+from memories.services.retrieval import Filters, memories_search
 
 
 class BaseApiView(APIView):
@@ -21,7 +31,7 @@ class HealthApi(BaseApiView):
     """Database, pgvector, embedding providers and queue. Open to probes; a caller with a
     key also learns who the key belongs to."""
 
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [drf_permissions.AllowAny]
 
     def get(self, request):
         report = health_report()
@@ -93,3 +103,79 @@ class EventsBatchApi(BaseApiView):
             actor_label=_actor_label(request),
         )
         return Response({"results": [ingest_result_data(r) for r in results]}, status=201)
+
+
+def _filters(data: dict, tiers: tuple[str, ...]) -> Filters:
+    tier = tuple(data.get("tier") or ())
+    if tiers:  # a read-only persona: only what it may read, whatever it asked
+        tier = tuple(t for t in tier if t in tiers) or tiers
+    return Filters(
+        tier=tier,
+        kind=tuple(data.get("kind") or ()),
+        status=tuple(data.get("status") or ()),
+        tags=tuple(data.get("tags") or ()),
+        since=data.get("since"),
+        until=data.get("until"),
+        as_of=data.get("as_of"),
+    )
+
+
+class SearchApi(BaseApiView):
+    """The memories most relevant to ``query`` for one client, with score components."""
+
+    def post(self, request):
+        serializer = SearchInSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        tenant = _tenant_of(request)
+        client = permissions.client_for_read(request.user, tenant, data["client"])
+        hits = memories_search(
+            client=client,
+            query=data["query"],
+            k=data["k"],
+            filters=_filters(data["filters"], permissions.readable_tiers(request.user, client)),
+        )
+        evidence = evidence_for(h.memory.pk for h in hits)
+        return Response({"results": [hit_data(h, evidence.get(h.memory.pk, [])) for h in hits]})
+
+
+class MemoryApi(BaseApiView):
+    def get(self, request, memory_id):
+        memory = permissions.memory_for_read(request.user, _tenant_of(request), memory_id)
+        return Response(
+            memory_detail_data(
+                memory,
+                evidence=evidence_for([memory.pk]).get(memory.pk, []),
+                relations=[
+                    r
+                    for r in relations_of(memory)
+                    if not permissions.readable_tiers(request.user, memory.client)
+                    or r["memory"].tier == "core"
+                ],
+            )
+        )
+
+
+class MemoryHistoryApi(BaseApiView):
+    """Every version of a memory (linked by ``updates``), oldest first."""
+
+    def get(self, request, memory_id):
+        tenant = _tenant_of(request)
+        memory = permissions.memory_for_read(request.user, tenant, memory_id)
+        visible = set(
+            permissions.memories_visible_to(request.user, tenant)
+            .filter(pk__in=[v.pk for v in versions_of(memory)])
+            .values_list("pk", flat=True)
+        )
+        versions = [v for v in versions_of(memory) if v.pk in visible]
+        return Response(
+            {
+                "versions": [
+                    {
+                        **memory_detail_data(v, evidence=[], relations=[]),
+                        "current": v.pk == memory.pk,
+                    }
+                    for v in versions
+                ]
+            }
+        )

@@ -30,6 +30,9 @@ DEFAULTS: dict[str, Any] = {
     # contradictions: evidence a new statement needs to supersede an old one on its own
     "SUPERSEDE_MIN_CONFIDENCE": 0.8,
     "SUPERSEDE_CONFIDENCE_MARGIN": 0.1,
+    # read path
+    "RANKING_WEIGHTS": {},  # overrides of retrieval.DEFAULT_WEIGHTS, e.g. {"recency": 0.2}
+    "RECENCY_HALF_LIFE_DAYS": 14.0,
     # tiers
     "CORE_TIER_MAX_BYTES": 2048,
 }
@@ -43,6 +46,10 @@ def setting(name: str) -> Any:
     raw = os.environ.get(f"MEMORYHUB_{name}")
     if raw is None:
         return default
+    if isinstance(default, dict):
+        import json
+
+        return json.loads(raw)
     if isinstance(default, bool):
         return raw.strip().lower() in {"1", "true", "yes", "on"}
     if isinstance(default, int):

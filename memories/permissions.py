@@ -77,3 +77,35 @@ def client_for_write(user, tenant: Tenant, external_ref: str) -> Client | None:
     if not can_write_client_memory(user, client):
         raise PermissionDenied("This role has read-only access to memory.")
     return client
+
+
+def client_for_read(user, tenant: Tenant, external_ref: str) -> Client:
+    """The client ``external_ref`` if ``user`` may see it, else 404 (missing or not theirs)."""
+    client = clients_visible_to(user, tenant).filter(external_ref=external_ref).first()
+    if client is None:
+        raise Http404(f"Client {external_ref!r} not found.")
+    return client
+
+
+def readable_tiers(user, client: Client) -> tuple[str, ...]:
+    """The tiers of ``client``'s memory ``user`` may read: clients, prospects and heirs see
+    only the core tier of their own profile; () means every tier."""
+    if role_in(user, client.tenant) in READ_ONLY_ROLES:
+        return ("core",)
+    return ()
+
+
+def memories_visible_to(user, tenant: Tenant):
+    from memories.models import Memory
+
+    memories = Memory.objects.filter(tenant=tenant, client__in=clients_visible_to(user, tenant))
+    if role_in(user, tenant) in READ_ONLY_ROLES:
+        memories = memories.filter(tier="core")
+    return memories
+
+
+def memory_for_read(user, tenant: Tenant, memory_id):
+    memory = memories_visible_to(user, tenant).filter(pk=memory_id).first()
+    if memory is None:
+        raise Http404("Memory not found.")
+    return memory

@@ -10,7 +10,7 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from memories.conf import setting
-from memories.models import EventSource
+from memories.models import EventSource, Kind, Status, Tier
 from memories.services.text import clean
 
 MAX_METADATA_BYTES = 16_384
@@ -195,3 +195,126 @@ def ingest_result_data(result) -> dict:
         )
         memories.append(data)
     return {"event": _event_data(result.event), "memories": memories}
+
+
+def _choices_list(choices):
+    return serializers.ListField(
+        child=serializers.ChoiceField(choices=choices), required=False, default=list
+    )
+
+
+class FiltersSerializer(StrictSerializer):
+    tier = _choices_list(Tier.choices)
+    kind = _choices_list(Kind.choices)
+    status = _choices_list(Status.choices)
+    tags = serializers.ListField(
+        child=StrictCharField(max_length=64), required=False, default=list, max_length=20
+    )
+    since = serializers.DateTimeField(required=False, default=None, allow_null=True)
+    until = serializers.DateTimeField(required=False, default=None, allow_null=True)
+    as_of = serializers.DateTimeField(required=False, default=None, allow_null=True)
+
+    def to_internal_value(self, data):
+        # A single value is accepted where a list is expected: {"tier": "core"}.
+        if isinstance(data, dict):
+            data = {
+                key: [value]
+                if key in ("tier", "kind", "status", "tags") and isinstance(value, str)
+                else value
+                for key, value in data.items()
+            }
+        return super().to_internal_value(data)
+
+    def validate(self, attrs):
+        if attrs["since"] and attrs["until"] and attrs["since"] > attrs["until"]:
+            raise serializers.ValidationError({"since": ["since is after until."]})
+        return attrs
+
+
+class SearchInSerializer(StrictSerializer):
+    client = StrictCharField(max_length=200)
+    query = StrictCharField(max_length=4000)
+    k = serializers.IntegerField(min_value=1, max_value=100, default=10)
+    filters = FiltersSerializer(required=False, default=dict)
+
+
+class ContextInSerializer(StrictSerializer):
+    client = StrictCharField(max_length=200)
+    message = StrictCharField(max_length=8000)
+    budget_chars = serializers.IntegerField(min_value=200, max_value=50_000, default=2000)
+    k = serializers.IntegerField(min_value=1, max_value=50, default=8)
+
+
+class EvidenceOutSerializer(serializers.Serializer):
+    event = serializers.UUIDField()
+    external_id = serializers.CharField()
+    observed_at = serializers.DateTimeField()
+
+
+class SearchHitSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    content = serializers.CharField()
+    kind = serializers.CharField()
+    category = serializers.CharField()
+    tier = serializers.CharField()
+    status = serializers.CharField()
+    score = serializers.FloatField()
+    scores = serializers.DictField(child=serializers.FloatField())
+    observed_at = serializers.DateTimeField()
+    tags = serializers.ListField(child=serializers.CharField())
+    evidence = EvidenceOutSerializer(many=True)
+
+
+def hit_data(hit, evidence: list[dict]) -> dict:
+    memory = hit.memory
+    return {
+        "id": str(memory.pk),
+        "content": memory.content,
+        "kind": memory.kind,
+        "category": memory.category,
+        "tier": memory.tier,
+        "status": memory.status,
+        "score": hit.score,
+        "scores": hit.scores,
+        "observed_at": _when(memory.observed_at),
+        "tags": list(memory.tags),
+        "evidence": [
+            {
+                "event": e["event"],
+                "external_id": e["external_id"],
+                "observed_at": _when(e["observed_at"]),
+            }
+            for e in evidence
+        ],
+    }
+
+
+def memory_detail_data(memory, *, evidence: list[dict], relations: list[dict]) -> dict:
+    data = _memory_brief(memory)
+    data.update(
+        {
+            "client": memory.client.external_ref,
+            "title": memory.title,
+            "tags": list(memory.tags),
+            "created_at": _when(memory.created_at),
+            "invalidated_at": _when(memory.invalidated_at),
+            "usage_count": memory.usage_count,
+            "dup_count": memory.dup_count,
+            "evidence_count": memory.evidence_count,
+            "is_latest": memory.is_latest,
+            "evidence": [{**e, "observed_at": _when(e["observed_at"])} for e in evidence],
+            "relations": [
+                {
+                    "type": r["type"],
+                    "direction": r["direction"],
+                    "memory": {
+                        "id": str(r["memory"].pk),
+                        "content": r["memory"].content,
+                        "status": r["memory"].status,
+                    },
+                }
+                for r in relations
+            ],
+        }
+    )
+    return data

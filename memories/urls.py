@@ -8,4 +8,9 @@ api_urlpatterns = [
     path("health/", api.HealthApi.as_view(), name="health"),
     path("events/", api.EventsApi.as_view(), name="events"),
     path("events/batch/", api.EventsBatchApi.as_view(), name="events-batch"),
+    path("search/", api.SearchApi.as_view(), name="search"),
+    path("memories/<uuid:memory_id>/", api.MemoryApi.as_view(), name="memory"),
+    path(
+        "memories/<uuid:memory_id>/history/", api.MemoryHistoryApi.as_view(), name="memory-history"
+    ),
 ]

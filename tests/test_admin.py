@@ -8,6 +8,7 @@ from django.urls import reverse
 from django_q.models import Schedule
 from guardian.shortcuts import assign_perm
 
+from memories.models import MemoryAccess
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -26,6 +27,7 @@ def one_of_everything(personas):
     factories.JobRunFactory(tenant=personas.tenant)
     factories.AuditEntryFactory(tenant=personas.tenant)
     factories.api_key_for(personas.advisor, personas.tenant)
+    MemoryAccess.objects.create(memory=memory, client=memory.client)
     group = Group.objects.create(name="compliance")
     assign_perm("memories.advise_client", group, personas.client)
     Schedule.objects.create(func="math.floor", args="1.5", schedule_type=Schedule.DAILY)

@@ -1,5 +1,5 @@
 from memories.models.embeddings import EmbeddingSpace, MemoryEmbedding
-from memories.models.ops import AuditEntry, JobRun
+from memories.models.ops import AuditEntry, JobRun, MemoryAccess
 from memories.models.records import (
     LIVE_STATUSES,
     Category,
@@ -44,6 +44,7 @@ __all__ = [
     "Kind",
     "Membership",
     "Memory",
+    "MemoryAccess",
     "MemoryEmbedding",
     "Relation",
     "RelationType",

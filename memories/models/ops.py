@@ -68,3 +68,23 @@ class AuditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.actor_label} {self.action} {self.object_type}:{self.object_id}"
+
+
+class MemoryAccess(models.Model):
+    """One retrieval of a memory. Reads append here (one INSERT per read) instead of
+    updating hot memory rows; a job rolls these up into usage counters and the 7-day
+    access window that tier promotion reads."""
+
+    memory = models.ForeignKey("memories.Memory", on_delete=models.CASCADE, related_name="+")
+    client = models.ForeignKey("memories.Client", on_delete=models.CASCADE, related_name="+")
+    at = models.DateTimeField(default=timezone.now)
+    rolled_up = models.BooleanField(default=False)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["memory", "at"]),
+            models.Index(fields=["at"], condition=models.Q(rolled_up=False), name="access_pending"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.memory_id} read at {self.at:%Y-%m-%d %H:%M:%S}"

@@ -1,0 +1,59 @@
+"""Reads of one memory: its evidence, relations and versions."""
+
+from __future__ import annotations
+
+from collections import deque
+
+from memories.models import Evidence, Memory, Relation, RelationType
+
+
+def evidence_for(memory_ids) -> dict:
+    """memory id → [{"event", "external_id", "observed_at", "role"}], oldest first."""
+    out: dict = {}
+    rows = (
+        Evidence.objects.filter(memory_id__in=list(memory_ids))
+        .select_related("event")
+        .order_by("event__observed_at")
+    )
+    for evidence in rows:
+        out.setdefault(evidence.memory_id, []).append(
+            {
+                "event": str(evidence.event_id),
+                "external_id": evidence.event.external_id,
+                "observed_at": evidence.event.observed_at,
+                "role": evidence.role,
+            }
+        )
+    return out
+
+
+def relations_of(memory: Memory) -> list[dict]:
+    out = []
+    for relation in Relation.objects.filter(source=memory).select_related("target"):
+        out.append({"type": relation.type, "direction": "out", "memory": relation.target})
+    for relation in Relation.objects.filter(target=memory).select_related("source"):
+        out.append({"type": relation.type, "direction": "in", "memory": relation.source})
+    return out
+
+
+def versions_of(memory: Memory, *, limit: int = 200) -> list[Memory]:
+    """Every version linked to ``memory`` by ``updates`` edges, oldest first."""
+    seen = {memory.pk}
+    queue = deque([memory.pk])
+    while queue and len(seen) < limit:
+        current = queue.popleft()
+        edges = (
+            Relation.objects.filter(type=RelationType.UPDATES)
+            .filter(source_id=current)
+            .values_list("target_id", flat=True)
+            .union(
+                Relation.objects.filter(type=RelationType.UPDATES, target_id=current).values_list(
+                    "source_id", flat=True
+                )
+            )
+        )
+        for other in edges:
+            if other not in seen:
+                seen.add(other)
+                queue.append(other)
+    return list(Memory.objects.filter(pk__in=seen).order_by("created_at"))

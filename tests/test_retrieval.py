@@ -1,0 +1,158 @@
+"""Ranking with hand-built memories, embedded by the real local model."""
+
+from datetime import timedelta
+
+import pytest
+import time_machine
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from memories.models import Memory, MemoryAccess
+from memories.services.reembed import memories_reembed
+from memories.services.retrieval import Filters, memories_search
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def remember(personas):
+    def _remember(content, *, client=None, days_ago=0, **fields):
+        at = timezone.now() - timedelta(days=days_ago)
+        with time_machine.travel(at, tick=True):  # created then: created_at is immutable
+            memory = factories.MemoryFactory(
+                client=client or personas.client, content=content, observed_at=at, **fields
+            )
+        memories_reembed()
+        memory.refresh_from_db()
+        return memory
+
+    return _remember
+
+
+def _contents(hits):
+    return [h.memory.content for h in hits]
+
+
+def test_the_message_drives_the_selection(personas, remember):
+    remember("Prefers to be contacted by email, never by phone.", days_ago=60)
+    remember("Plans to buy a house in Bristol within two years.")
+    remember("Her husband James handles the joint account.")
+    remember("Enjoys sailing on weekends.", days_ago=1)
+    hits = memories_search(client=personas.client, query="How should I get in touch with her?")
+    assert _contents(hits)[0] == "Prefers to be contacted by email, never by phone."
+    hits = memories_search(client=personas.client, query="who manages the joint account")
+    assert _contents(hits)[0] == "Her husband James handles the joint account."
+
+
+def test_every_hit_explains_its_score(personas, remember):
+    remember("Prefers afternoon meetings.")
+    [hit] = memories_search(client=personas.client, query="afternoon meetings", k=1)
+    assert set(hit.scores) == {
+        "semantic",
+        "text",
+        "recency",
+        "usage",
+        "confidence",
+        "importance",
+        "canonicity",
+        "redundancy",
+    }
+    assert hit.scores["semantic"] > 0.5
+    assert hit.scores["text"] > 0
+    assert hit.scores["recency"] == pytest.approx(1.0, abs=0.01)
+
+
+def test_a_stale_fact_loses_to_its_update(personas, remember):
+    old = remember("Lives in Leeds.", days_ago=30)
+    new = remember("Lives in Bristol.")
+    Memory.objects.filter(pk=old.pk).update(status="superseded", invalidated_at=new.created_at)
+    hits = memories_search(client=personas.client, query="where does she live")
+    assert _contents(hits) == ["Lives in Bristol."]
+
+    as_of_then = memories_search(
+        client=personas.client,
+        query="where does she live",
+        filters=Filters(as_of=timezone.now() - timedelta(days=10)),
+    )
+    assert _contents(as_of_then) == ["Lives in Leeds."]
+    superseded = memories_search(
+        client=personas.client, query="where does she live", filters=Filters(status=("superseded",))
+    )
+    assert _contents(superseded) == ["Lives in Leeds."]
+
+
+def test_a_duplicate_is_not_returned_twice(personas, remember):
+    remember("Prefers afternoon meetings.", days_ago=3)
+    remember("Prefers afternoon meetings.")  # stored twice (e.g. before a fusion run)
+    remember("Prefers meetings in the afternoon.")
+    hits = memories_search(client=personas.client, query="when does she like to meet", k=10)
+    assert _contents(hits).count("Prefers afternoon meetings.") == 1
+
+
+def test_filters(personas, remember):
+    remember("Prefers email.", tier="core", tags=["contact"])
+    remember("Decided against crypto.", kind="decision", days_ago=40)
+    remember("Plans to retire at 60.", tags=["retirement"])
+    search = lambda **f: _contents(  # noqa: E731
+        memories_search(client=personas.client, query="email crypto retire", filters=Filters(**f))
+    )
+    assert search(tier=("core",)) == ["Prefers email."]
+    assert search(kind=("decision",)) == ["Decided against crypto."]
+    assert search(tags=("retirement",)) == ["Plans to retire at 60."]
+    assert "Decided against crypto." not in search(since=timezone.now() - timedelta(days=10))
+    assert search(until=timezone.now() - timedelta(days=30)) == ["Decided against crypto."]
+
+
+def test_expired_memories_are_left_out(personas, remember):
+    remember("Call back about the transfer.", expires_at=timezone.now() - timedelta(hours=1))
+    assert memories_search(client=personas.client, query="transfer call back") == []
+
+
+def test_recency_alone_never_decides(personas, remember):
+    remember("Allergic to penicillin.", days_ago=200)
+    for day in range(5):
+        remember(f"Watched a football match on day {day}.", days_ago=day)
+    hits = memories_search(client=personas.client, query="any allergies to medicine?", k=3)
+    assert _contents(hits)[0] == "Allergic to penicillin."
+
+
+def test_another_clients_memory_never_appears(personas, remember):
+    remember("Prefers email.", client=personas.parent)
+    assert memories_search(client=personas.client, query="prefers email") == []
+
+
+def test_reads_are_recorded_with_one_insert(personas, remember):
+    for text in ("Prefers email.", "Prefers afternoons.", "Plans to retire."):
+        remember(text)
+    with CaptureQueriesContext(connection) as ctx:
+        hits = memories_search(client=personas.client, query="prefers", k=3)
+    inserts = [q for q in ctx.captured_queries if "memoryaccess" in q["sql"].lower()]
+    updates = [q for q in ctx.captured_queries if q["sql"].startswith("UPDATE")]
+    assert len(inserts) == 1
+    assert updates == []
+    assert MemoryAccess.objects.count() == len(hits) == 3
+
+
+def _explain(sql, params):
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("EXPLAIN " + sql, params)
+        return "\n".join(row[0] for row in cursor.fetchall())
+
+
+def test_candidate_queries_use_the_indexes(personas, remember):
+    remember("Prefers email.")
+    captured = []
+    with CaptureQueriesContext(connection) as ctx:
+        memories_search(client=personas.client, query="prefers email")
+    captured = [q["sql"] for q in ctx.captured_queries]
+    vector_sql = next(s for s in captured if "ORDER BY (vector::vector(384))" in s)
+    text_sql = next(s for s in captured if "search_vector @@ q" in s)
+    vector_plan = _explain(vector_sql, None)
+    text_plan = _explain(text_sql, None)
+    assert "Seq Scan on memories_memoryembedding" not in vector_plan
+    assert "Index" in vector_plan
+    assert "memory_search_vector_gin" in text_plan or "Index" in text_plan
+    assert "Seq Scan on memories_memory " not in text_plan
