@@ -39,8 +39,12 @@ def _flatten(detail) -> dict[str, list[str]]:
             if isinstance(value, dict) and value and all(isinstance(k, int) for k in value):
                 # a list's errors, by position: events[3].content
                 for index, item in value.items():
-                    for sub, messages in _flatten(item).items():
-                        out[f"{field}[{index}].{sub}"] = messages
+                    if isinstance(item, dict):
+                        for sub, messages in _flatten(item).items():
+                            out[f"{field}[{index}].{sub}"] = messages
+                    else:
+                        items = item if isinstance(item, list) else [item]
+                        out[f"{field}[{index}]"] = [str(m) for m in items]
             elif isinstance(value, dict):
                 for sub, messages in _flatten(value).items():
                     out[f"{field}.{sub}"] = messages
