@@ -53,7 +53,7 @@ class HealthApi(BaseApiView):
         return Response(report, status=status)
 
 
-def _tenant_of(request):
+def tenant_of(request):
     key = request.auth
     if isinstance(key, ApiKey):
         return key.tenant
@@ -82,7 +82,7 @@ class EventsApi(BaseApiView):
         serializer.is_valid(raise_exception=True)
         result = event_ingest(
             user=request.user,
-            tenant=_tenant_of(request),
+            tenant=tenant_of(request),
             item=_event_input(serializer.validated_data),
             actor_label=_actor_label(request),
         )
@@ -98,7 +98,7 @@ class EventsBatchApi(BaseApiView):
         serializer.is_valid(raise_exception=True)
         results = events_ingest(
             user=request.user,
-            tenant=_tenant_of(request),
+            tenant=tenant_of(request),
             items=[_event_input(item) for item in serializer.validated_data["events"]],
             actor_label=_actor_label(request),
         )
@@ -127,7 +127,7 @@ class SearchApi(BaseApiView):
         serializer = SearchInSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        tenant = _tenant_of(request)
+        tenant = tenant_of(request)
         client = permissions.client_for_read(request.user, tenant, data["client"])
         hits = memories_search(
             client=client,
@@ -141,7 +141,7 @@ class SearchApi(BaseApiView):
 
 class MemoryApi(BaseApiView):
     def get(self, request, memory_id):
-        memory = permissions.memory_for_read(request.user, _tenant_of(request), memory_id)
+        memory = permissions.memory_for_read(request.user, tenant_of(request), memory_id)
         return Response(
             memory_detail_data(
                 memory,
@@ -160,7 +160,7 @@ class MemoryHistoryApi(BaseApiView):
     """Every version of a memory (linked by ``updates``), oldest first."""
 
     def get(self, request, memory_id):
-        tenant = _tenant_of(request)
+        tenant = tenant_of(request)
         memory = permissions.memory_for_read(request.user, tenant, memory_id)
         visible = set(
             permissions.memories_visible_to(request.user, tenant)

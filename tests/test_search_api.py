@@ -81,7 +81,11 @@ def test_a_client_sees_only_their_core_memories(api_client, personas, ingested):
     core = factories.MemoryFactory(client=personas.client, content="Prefers email.", tier="core")
     ingested("I prefer email for statements.")
     response = _search(
-        api_client, personas.client_user, personas.tenant, client="emma", query="email",
+        api_client,
+        personas.client_user,
+        personas.tenant,
+        client="emma",
+        query="email",
         filters={"tier": ["recall", "archival"]},
     )
     assert response.status_code == 200
@@ -90,14 +94,23 @@ def test_a_client_sees_only_their_core_memories(api_client, personas, ingested):
 
 def test_bad_search_input_is_named(api_client, personas):
     response = _search(
-        api_client, personas.advisor, personas.tenant, client="emma", query="x", k=0,
+        api_client,
+        personas.advisor,
+        personas.tenant,
+        client="emma",
+        query="x",
+        k=0,
         filters={"tier": "hot", "since": "2026-02-01T00:00:00Z", "until": "2026-01-01T00:00:00Z"},
     )
     assert response.status_code == 400
     fields = response.json()["error"]["fields"]
     assert set(fields) == {"k", "filters.tier[0]"}
     response = _search(
-        api_client, personas.advisor, personas.tenant, client="emma", query="x",
+        api_client,
+        personas.advisor,
+        personas.tenant,
+        client="emma",
+        query="x",
         filters={"since": "2026-02-01T00:00:00Z", "until": "2026-01-01T00:00:00Z"},
     )
     assert response.json()["error"]["fields"] == {"filters.since": ["since is after until."]}

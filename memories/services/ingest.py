@@ -120,6 +120,9 @@ def events_ingest(
         if run.conflicts:
             conflicts = list(run.conflicts)
             transaction.on_commit(lambda: _enqueue_conflict_reviews(conflicts))
+        touched = sorted({str(r.event.client_id) for r in results if r.created and r.outcomes})
+        if touched:
+            transaction.on_commit(lambda: _enqueue_profile_refresh(touched))
     return results
 
 
@@ -401,6 +404,12 @@ def _stored_outcomes(event: Event) -> list[Outcome]:
         .order_by("created_at", "id")
     )
     return [Outcome(e.memory, e.action, e.related) for e in evidence]
+
+
+def _enqueue_profile_refresh(client_ids: list[str]) -> None:
+    from django_q.tasks import async_task
+
+    async_task("profiles.tasks.profiles_refresh", client_ids)
 
 
 def _enqueue_conflict_reviews(relation_ids: list[int]) -> None:

@@ -1,0 +1,44 @@
+"""POST /api/v1/context/: profile, core and relevant memories, and prompt-ready text."""
+
+from __future__ import annotations
+
+from rest_framework.response import Response
+
+from memories import permissions
+from memories.api import BaseApiView, tenant_of
+from memories.selectors_memory import evidence_for
+from memories.serializers import ContextInSerializer, hit_data
+from profiles.services.context import context_build
+
+
+def _core_data(memory) -> dict:
+    return {
+        "id": str(memory.pk),
+        "content": memory.content,
+        "kind": memory.kind,
+        "category": memory.category,
+    }
+
+
+class ContextApi(BaseApiView):
+    def post(self, request):
+        serializer = ContextInSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        client = permissions.client_for_read(request.user, tenant_of(request), data["client"])
+        context = context_build(
+            user=request.user,
+            client=client,
+            message=data["message"],
+            budget_chars=data["budget_chars"],
+            k=data["k"],
+        )
+        evidence = evidence_for(h.memory.pk for h in context["hits"])
+        return Response(
+            {
+                "profile": context["profile"],
+                "core": [_core_data(m) for m in context["core"]],
+                "memories": [hit_data(h, evidence.get(h.memory.pk, [])) for h in context["hits"]],
+                "text": context["text"],
+            }
+        )

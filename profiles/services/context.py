@@ -1,0 +1,78 @@
+"""Profile + context in one call: what an agent puts in its prompt for this message."""
+
+from __future__ import annotations
+
+from django.db.models import Q
+from django.utils import timezone
+
+from memories import permissions
+from memories.models import Memory
+from memories.services.retrieval import Filters, memories_search
+from profiles.services.profile import profile_for
+
+
+def core_memories(client) -> list[Memory]:
+    now = timezone.now()
+    return list(
+        Memory.objects.live()
+        .filter(client=client, tier="core")
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+        .order_by("-importance", "-confidence", "created_at")
+    )
+
+
+def context_build(*, user, client, message: str, budget_chars: int = 2000, k: int = 8) -> dict:
+    core = core_memories(client)
+    if permissions.readable_tiers(user, client) == ("core",):
+        # Clients, prospects and heirs: their own core tier, nothing else.
+        return {
+            "profile": {"static": [], "dynamic": []},
+            "core": core,
+            "hits": [],
+            "text": render_text(core=core, static=[], hits=[], dynamic=[], budget=budget_chars),
+        }
+    profile = profile_for(client)
+    core_ids = {str(m.pk) for m in core}
+    hits = [
+        h
+        for h in memories_search(client=client, query=message, k=k + len(core), filters=Filters())
+        if str(h.memory.pk) not in core_ids
+    ][:k]
+    return {
+        "profile": {"static": profile.static, "dynamic": profile.dynamic},
+        "core": core,
+        "hits": hits,
+        "text": render_text(
+            core=core,
+            static=profile.static,
+            hits=hits,
+            dynamic=profile.dynamic,
+            budget=budget_chars,
+        ),
+    }
+
+
+def render_text(*, core, static, hits, dynamic, budget: int) -> str:
+    """Sections in order of importance, each line added only while the whole fits in
+    ``budget`` characters; a memory already shown is not repeated."""
+    sections = [
+        ("Core memories", [(str(m.pk), m.content) for m in core]),
+        ("Relevant to this message", [(str(h.memory.pk), h.memory.content) for h in hits]),
+        ("Client profile", [(e["memory"], e["text"]) for e in static]),
+        ("Recent activity", [(e["memory"], e["text"]) for e in dynamic]),
+    ]
+    shown: set[str] = set()
+    out: list[str] = []
+    for title, lines in sections:
+        block: list[str] = []
+        for memory_id, text in lines:
+            if memory_id in shown:
+                continue
+            head = block or ([""] if out else []) + [f"{title}:"]
+            trial = [*out, *head, f"- {text}"]
+            if len("\n".join(trial)) > budget:
+                continue
+            block = [*head, f"- {text}"]
+            shown.add(memory_id)
+        out.extend(block)
+    return "\n".join(out)

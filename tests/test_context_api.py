@@ -1,0 +1,158 @@
+"""POST /api/v1/context/ and the profiles behind it."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from profiles.models import Profile
+from profiles.services.context import render_text
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def tell(api_client, agent_key, django_capture_on_commit_callbacks):
+    def _tell(content, client="emma", **body):
+        with django_capture_on_commit_callbacks(execute=True):
+            response = api_client.post(
+                "/api/v1/events/",
+                {"client": client, "content": content, **body},
+                format="json",
+                HTTP_AUTHORIZATION=f"Bearer {agent_key}",
+            )
+        assert response.status_code == 201, response.json()
+        return response.json()
+
+    return _tell
+
+
+def _context(api_client, user, tenant, **body):
+    _, key = factories.api_key_for(user, tenant)
+    return api_client.post(
+        "/api/v1/context/", body, format="json", HTTP_AUTHORIZATION=f"Bearer {key}"
+    )
+
+
+def test_profile_is_refreshed_after_each_write(personas, tell):
+    tell("I prefer to be contacted by email.")
+    profile = Profile.objects.get(client=personas.client)
+    assert [e["text"] for e in profile.static] == ["I prefer to be contacted by email."]
+    tell("We are planning to buy a house in Bristol within two years.")
+    profile.refresh_from_db()
+    assert [e["text"] for e in profile.dynamic] == [
+        "We are planning to buy a house in Bristol within two years."
+    ]
+    assert profile.version == 2
+
+
+def test_context_in_one_call(api_client, personas, tell):
+    factories.MemoryFactory(
+        client=personas.client, content="Speaks English and Welsh.", tier="core", importance=0.9
+    )
+    tell("I prefer to be contacted by email.")
+    tell("We are planning to buy a house in Bristol within two years.")
+    tell("My husband James handles the joint account.")
+    response = _context(
+        api_client,
+        personas.advisor,
+        personas.tenant,
+        client="emma",
+        message="Can you remind me who looks after our joint account?",
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert [c["content"] for c in body["core"]] == ["Speaks English and Welsh."]
+    assert body["memories"][0]["content"] == "My husband James handles the joint account."
+    assert "I prefer to be contacted by email." in [e["text"] for e in body["profile"]["static"]]
+    assert body["text"].startswith(
+        "Core memories:\n- Speaks English and Welsh.\n\n"
+        "Relevant to this message:\n- My husband James"
+    )
+    assert body["text"].count("My husband James handles the joint account.") == 1
+    assert len(body["text"]) <= 2000
+
+
+@pytest.mark.parametrize("budget", [200, 260, 400, 1000])
+def test_the_budget_holds(api_client, personas, tell, budget):
+    for n in range(12):
+        tell(f"I want to visit city number {n} with a long description of the trip plans.")
+    body = _context(
+        api_client,
+        personas.advisor,
+        personas.tenant,
+        client="emma",
+        message="travel plans",
+        budget_chars=budget,
+    ).json()
+    assert 0 < len(body["text"]) <= budget
+
+
+def test_render_text_packs_what_fits_and_skips_repeats():
+    class M:
+        def __init__(self, pk, content):
+            self.pk, self.content = pk, content
+
+    class H:
+        def __init__(self, memory):
+            self.memory = memory
+
+    core = [M(1, "A" * 50)]
+    hits = [H(M(1, "A" * 50)), H(M(2, "B" * 300)), H(M(3, "C" * 20))]
+    text = render_text(core=core, static=[], hits=hits, dynamic=[], budget=120)
+    assert text == "Core memories:\n- " + "A" * 50 + "\n\nRelevant to this message:\n- " + "C" * 20
+    assert len(text) <= 120
+
+
+def test_a_client_gets_only_their_core(api_client, personas, tell):
+    factories.MemoryFactory(client=personas.client, content="Prefers email.", tier="core")
+    tell("My husband James handles the joint account.")
+    body = _context(
+        api_client, personas.client_user, personas.tenant, client="emma", message="joint account"
+    ).json()
+    assert body == {
+        "profile": {"static": [], "dynamic": []},
+        "core": [
+            {
+                "id": body["core"][0]["id"],
+                "content": "Prefers email.",
+                "kind": "semantic",
+                "category": "fact",
+            }
+        ],
+        "memories": [],
+        "text": "Core memories:\n- Prefers email.",
+    }
+
+
+def test_an_heir_never_gets_a_parents_context(api_client, personas):
+    factories.MemoryFactory(client=personas.parent, content="Owns a villa.", tier="core")
+    response = _context(
+        api_client, personas.heir, personas.tenant, client="giulia", message="villa"
+    )
+    assert response.status_code == 404
+    own = _context(api_client, personas.heir, personas.tenant, client="marco", message="villa")
+    assert own.status_code == 200
+    assert own.json()["core"] == []
+
+
+def test_expired_core_memories_are_left_out(api_client, personas):
+    factories.MemoryFactory(
+        client=personas.client,
+        content="In Rome this week.",
+        tier="core",
+        expires_at=timezone.now() - timedelta(days=1),
+    )
+    body = _context(
+        api_client, personas.advisor, personas.tenant, client="emma", message="where"
+    ).json()
+    assert body["core"] == []
+
+
+def test_bad_context_input(api_client, personas):
+    response = _context(
+        api_client, personas.advisor, personas.tenant, client="emma", message="", budget_chars=10
+    )
+    assert response.status_code == 400
+    assert set(response.json()["error"]["fields"]) == {"message", "budget_chars"}
