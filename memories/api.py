@@ -14,13 +14,18 @@ from memories.selectors_memory import evidence_for, relations_of, versions_of
 from memories.serializers import (
     BatchInSerializer,
     EventInSerializer,
+    FeedbackInSerializer,
+    ForgetInSerializer,
+    MemoryListInSerializer,
     SearchInSerializer,
     hit_data,
     ingest_result_data,
     memory_detail_data,
 )
 from memories.services.ingest import EventInput, event_ingest, events_ingest
+from memories.services.lifecycle import memory_feedback, memory_forget
 from memories.services.retrieval import Filters, memories_search
+from memories.tools import TOOLS
 
 
 class BaseApiView(APIView):
@@ -140,6 +145,19 @@ class SearchApi(BaseApiView):
 
 
 class MemoryApi(BaseApiView):
+    def delete(self, request, memory_id):
+        """Forget: the memory leaves every answer (soft delete, audited)."""
+        memory = permissions.memory_for_write(request.user, tenant_of(request), memory_id)
+        serializer = ForgetInSerializer(data=request.data or {})
+        serializer.is_valid(raise_exception=True)
+        memory = memory_forget(
+            memory=memory,
+            actor=request.user,
+            actor_label=_actor_label(request),
+            reason=serializer.validated_data["reason"],
+        )
+        return Response(memory_detail_data(memory, evidence=[], relations=[]))
+
     def get(self, request, memory_id):
         memory = permissions.memory_for_read(request.user, tenant_of(request), memory_id)
         return Response(
@@ -154,6 +172,43 @@ class MemoryApi(BaseApiView):
                 ],
             )
         )
+
+
+class MemoryListApi(BaseApiView):
+    """The client's newest live memories (what an agent lists before asking)."""
+
+    def get(self, request):
+        serializer = MemoryListInSerializer(data=request.query_params.dict())
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        tenant = tenant_of(request)
+        client = permissions.client_for_read(request.user, tenant, data["client"])
+        memories = (
+            permissions.memories_visible_to(request.user, tenant).live().filter(client=client)
+        )
+        if "kind" in data:
+            memories = memories.filter(kind=data["kind"])
+        if "tier" in data:
+            memories = memories.filter(tier=data["tier"])
+        memories = memories.select_related("client").order_by("-last_seen_at")[: data["limit"]]
+        return Response(
+            {"results": [memory_detail_data(m, evidence=[], relations=[]) for m in memories]}
+        )
+
+
+class MemoryFeedbackApi(BaseApiView):
+    def post(self, request, memory_id):
+        memory = permissions.memory_for_write(request.user, tenant_of(request), memory_id)
+        serializer = FeedbackInSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        memory = memory_feedback(
+            memory=memory,
+            useful=serializer.validated_data["useful"],
+            note=serializer.validated_data["note"],
+            actor=request.user,
+            actor_label=_actor_label(request),
+        )
+        return Response(memory_detail_data(memory, evidence=[], relations=[]))
 
 
 class MemoryHistoryApi(BaseApiView):
@@ -179,3 +234,11 @@ class MemoryHistoryApi(BaseApiView):
                 ]
             }
         )
+
+
+class ToolsApi(BaseApiView):
+    """OpenAI function-calling schemas for the agent tools; ``x-memoryhub`` says which API
+    call each one is (path parameters in braces come from the arguments)."""
+
+    def get(self, request):
+        return Response({"tools": TOOLS})

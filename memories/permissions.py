@@ -109,3 +109,12 @@ def memory_for_read(user, tenant: Tenant, memory_id):
     if memory is None:
         raise Http404("Memory not found.")
     return memory
+
+
+def memory_for_write(user, tenant: Tenant, memory_id):
+    """The memory if ``user`` may change its state; 404 if they may not see it, 403 if
+    they may see it but not act (clients, prospects, heirs)."""
+    memory = memory_for_read(user, tenant, memory_id)
+    if not can_write_client_memory(user, memory.client):
+        raise PermissionDenied("This role has read-only access to memory.")
+    return memory

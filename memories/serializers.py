@@ -318,3 +318,19 @@ def memory_detail_data(memory, *, evidence: list[dict], relations: list[dict]) -
         }
     )
     return data
+
+
+class ForgetInSerializer(StrictSerializer):
+    reason = StrictCharField(max_length=500, required=False, default="", allow_blank=True)
+
+
+class FeedbackInSerializer(StrictSerializer):
+    useful = serializers.BooleanField()
+    note = StrictCharField(max_length=500, required=False, default="", allow_blank=True)
+
+
+class MemoryListInSerializer(StrictSerializer):
+    client = StrictCharField(max_length=200)
+    limit = serializers.IntegerField(min_value=1, max_value=200, default=20)
+    kind = serializers.ChoiceField(choices=Kind.choices, required=False)
+    tier = serializers.ChoiceField(choices=Tier.choices, required=False)

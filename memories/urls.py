@@ -9,7 +9,14 @@ api_urlpatterns = [
     path("events/", api.EventsApi.as_view(), name="events"),
     path("events/batch/", api.EventsBatchApi.as_view(), name="events-batch"),
     path("search/", api.SearchApi.as_view(), name="search"),
+    path("memories/", api.MemoryListApi.as_view(), name="memories"),
     path("memories/<uuid:memory_id>/", api.MemoryApi.as_view(), name="memory"),
+    path(
+        "memories/<uuid:memory_id>/feedback/",
+        api.MemoryFeedbackApi.as_view(),
+        name="memory-feedback",
+    ),
+    path("tools/", api.ToolsApi.as_view(), name="tools"),
     path(
         "memories/<uuid:memory_id>/history/", api.MemoryHistoryApi.as_view(), name="memory-history"
     ),

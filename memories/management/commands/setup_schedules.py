@@ -4,6 +4,7 @@ from django_q.models import Schedule
 # name → (task, minutes between runs). One place declares every schedule.
 SCHEDULES = {
     "reembed": ("memories.tasks.reembed", 5),
+    "roll_up_accesses": ("memories.tasks.roll_up_accesses", 5),
 }
 
 
