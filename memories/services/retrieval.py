@@ -24,6 +24,7 @@ from datetime import datetime
 
 import numpy as np
 from django.db import connection, transaction
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from memories.conf import setting
@@ -194,36 +195,49 @@ def _text_candidates(client, tsquery, filters, now, pool) -> set:
         cursor.execute(
             "SELECT m.id FROM memories_memory m, to_tsquery(%s::regconfig, %s) q "  # noqa: S608
             f"WHERE m.client_id = %s AND m.search_vector @@ q AND {where} "
-            "ORDER BY ts_rank_cd(m.search_vector, q) DESC LIMIT %s",
+            # ts_rank (not _cd) to pick candidates: cheaper on clients with many matches;
+            # the final score uses ts_rank_cd on the few candidates.
+            "ORDER BY ts_rank(m.search_vector, q) DESC LIMIT %s",
             [config, tsquery, client.pk, *params, pool],
         )
         return {row[0] for row in cursor.fetchall()}
 
 
 def _score_inputs(ids, space, vector, tsquery, config) -> list[tuple[Memory, float, float, list]]:
-    """(memory, semantic similarity, text rank, stored vector) for each candidate."""
-    ids = list(ids)
-    extra = {}
-    with connection.cursor() as cursor:
-        if space is not None:
-            literal = _literal(vector)
-            cursor.execute(
-                f"SELECT e.memory_id, 1 - ({space.distance_sql()}), e.vector::text "  # noqa: S608
-                "FROM memories_memoryembedding e WHERE e.space_id = %s AND e.memory_id = ANY(%s)",
-                [literal, space.pk, ids],
+    """(memory, semantic similarity, text rank, stored vector) for each candidate, in one
+    query: the memory rows annotated with what the scorer needs."""
+    memories = Memory.objects.filter(pk__in=list(ids)).defer("search_vector", "metadata")
+    annotations = {}
+    if space is not None:
+        literal = _literal(vector)
+        embedding = (
+            "(SELECT {expr} FROM memories_memoryembedding e "
+            "WHERE e.memory_id = memories_memory.id AND e.space_id = %s)"
+        )
+        # The SQL is built from the space's own expression; values go as parameters.
+        annotations["similarity"] = RawSQL(  # noqa: S611
+            embedding.format(expr=f"1 - ({space.distance_sql()})"), [literal, space.pk]
+        )
+        # real[] arrives as a list of floats, no text parsing on our side
+        annotations["stored_vector"] = RawSQL(  # noqa: S611
+            embedding.format(expr="e.vector::real[]"), [space.pk]
+        )
+    if tsquery:
+        annotations["text_rank"] = RawSQL(
+            "ts_rank_cd(memories_memory.search_vector, to_tsquery(%s::regconfig, %s), 32)",
+            [config, tsquery],
+        )
+    rows = []
+    for memory in memories.annotate(**annotations):
+        rows.append(
+            (
+                memory,
+                float(getattr(memory, "similarity", None) or 0.0),
+                float(getattr(memory, "text_rank", None) or 0.0),
+                getattr(memory, "stored_vector", None),
             )
-            for memory_id, similarity, stored in cursor.fetchall():
-                extra[memory_id] = [float(similarity), 0.0, json.loads(stored)]
-        if tsquery:
-            cursor.execute(
-                "SELECT m.id, ts_rank_cd(m.search_vector, to_tsquery(%s::regconfig, %s), 32) "
-                "FROM memories_memory m WHERE m.id = ANY(%s)",
-                [config, tsquery, ids],
-            )
-            for memory_id, rank in cursor.fetchall():
-                extra.setdefault(memory_id, [0.0, 0.0, None])[1] = float(rank or 0.0)
-    memories = Memory.objects.in_bulk(ids)
-    return [(memories[i], *extra.get(i, [0.0, 0.0, None])) for i in ids if i in memories]
+        )
+    return rows
 
 
 def _rank(rows, weights, now, k) -> list[Hit]:

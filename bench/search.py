@@ -1,0 +1,302 @@
+"""Search benchmark: p50/p95 server time of POST /api/v1/search/ (k=10, one client,
+default filters) beside, in the same run and on the same table,
+  - a bare pgvector HNSW top-10 for the client (no filters, no scoring), and
+  - the seed-000 formula (0.55·cosine + 0.25·ts_rank_cd + 0.15·recency + 0.05·usage)
+    computed over every row (no index), the naive way to rank.
+
+    .venv/bin/python bench/search.py --memories 100000 [--clients 1000] [--queries 200]
+
+The data set (memories across clients, a few of them very large) is built once per size
+in its own tenant and reused by later runs; an interrupted build resumes where it stopped.
+Vectors come from the real local model: each distinct generated sentence is embedded once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from _setup import percentile, setup_django
+
+setup_django()
+
+import numpy as np  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
+from rest_framework.test import APIClient  # noqa: E402
+
+from memories.models import Client, EmbeddingSpace, Memory, Role  # noqa: E402
+from memories.services.api_keys import api_key_create  # noqa: E402
+from memories.services.embeddings import get_chain  # noqa: E402
+from memories.services.tenancy import member_ensure, tenant_get_or_create  # noqa: E402
+from memories.services.text import content_hash, fold  # noqa: E402
+from memories.services.vector_index import embedding_index_ensure  # noqa: E402
+
+SUBJECTS = [
+    "email",
+    "phone calls",
+    "video meetings",
+    "quarterly reports",
+    "index funds",
+    "government bonds",
+    "real estate",
+    "crypto",
+    "gold",
+    "private equity",
+    "sailing",
+    "golf",
+    "opera",
+    "hiking",
+    "wine",
+    "art",
+    "tennis",
+    "cooking",
+]
+CITIES = [
+    "Bristol",
+    "Leeds",
+    "Milan",
+    "Turin",
+    "Madrid",
+    "Seville",
+    "Zurich",
+    "Lugano",
+    "Lisbon",
+    "Vienna",
+    "Lyon",
+    "Munich",
+    "Dublin",
+    "Oslo",
+    "Porto",
+    "Geneva",
+]
+PEOPLE = ["James", "Sarah", "Luca", "Giulia", "Carlos", "Lucía", "Anna", "Marco", "Sofia"]
+TEMPLATES = [
+    "Prefers {s} for anything about {t}.",
+    "Lives in {c} and visits {c2} every spring.",
+    "Wants to move part of the savings into {s} within {n} years.",
+    "Decided not to invest in {s} after the {c} meeting.",
+    "{p} handles the family's {s} questions.",
+    "Enjoys {s} on weekends with {p}.",
+    "Plans to buy a flat in {c} for about {n}00,000 euros.",
+    "Is worried about {s} exposure in the portfolio.",
+    "Asked for a review of {s} before the trip to {c}.",
+    "Has {n} grandchildren; {p} is the eldest.",
+]
+QUERIES = [
+    "how does the client want to be contacted",
+    "where does she live",
+    "what does he think about crypto",
+    "who handles the family finances",
+    "plans to buy property",
+    "hobbies and weekends",
+    "risk worries in the portfolio",
+    "grandchildren",
+    "upcoming trips",
+    "investment decisions",
+]
+
+
+def sentence(rng: random.Random) -> str:
+    return rng.choice(TEMPLATES).format(
+        s=rng.choice(SUBJECTS),
+        t=rng.choice(SUBJECTS),
+        c=rng.choice(CITIES),
+        c2=rng.choice(CITIES),
+        p=rng.choice(PEOPLE),
+        n=rng.randint(2, 9),
+    )
+
+
+def client_sizes(total: int, clients: int) -> list[int]:
+    """A few very large clients, the rest hundreds to a few thousand memories."""
+    big = max(1, clients // 250)
+    big_share = total // 4
+    sizes = [big_share // big] * big
+    rest, rng = total - sum(sizes), random.Random(3)
+    weights = [rng.paretovariate(1.5) for _ in range(clients - big)]
+    scale = rest / sum(weights)
+    sizes += [max(1, int(w * scale)) for w in weights]
+    sizes[-1] += total - sum(sizes)
+    return sizes
+
+
+def build(total: int, clients: int):
+    tenant = tenant_get_or_create(slug=f"bench-search-{total}")
+    user = member_ensure(tenant=tenant, username=f"bench-search-{total}", role=Role.SUPERVISOR)
+    space, _ = EmbeddingSpace.objects.get_or_create(
+        provider="local", model="all-MiniLM-L6-v2", defaults={"dimension": 384}
+    )
+    sizes = client_sizes(total, clients)
+    existing = dict(Client.objects.filter(tenant=tenant).values_list("external_ref", "pk"))
+    chain, cache = get_chain(), {}
+    started = time.perf_counter()
+    for number, size in enumerate(sizes):
+        ref = f"c{number:04d}"
+        client_id = existing.get(ref) or Client.objects.create(tenant=tenant, external_ref=ref).pk
+        have = Memory.objects.filter(client_id=client_id).count()
+        if have >= size:
+            continue
+        rng = random.Random(number * 7919 + have)
+        texts = [sentence(rng) for _ in range(size - have)]
+        missing = [t for t in set(texts) if t not in cache]
+        for start in range(0, len(missing), 512):
+            chunk = missing[start : start + 512]
+            cache.update(zip(chunk, chain.embed(chunk).vectors, strict=True))
+        _insert(tenant, client_id, space, texts, cache, rng)
+        if number % max(1, len(sizes) // 20) == 0:
+            done = Memory.objects.filter(tenant=tenant).count()
+            print(f"  built {done}/{total} memories ({time.perf_counter() - started:.0f} s)")
+    t0 = time.perf_counter()
+    embedding_index_ensure(space=space)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memories_memory")
+        cursor.execute("ANALYZE memories_memoryembedding")
+    print(f"  HNSW index and ANALYZE: {time.perf_counter() - t0:.0f} s")
+    return tenant, user, space, sizes
+
+
+def _insert(tenant, client_id, space, texts, cache, rng):
+    """COPY into staging, then one INSERT … SELECT that computes the full-text vectors."""
+    now = time.time()
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS bench_rows (id uuid, content text, folded text, "
+            "hash text, seen timestamptz, usage int, vector text) ON COMMIT DELETE ROWS"
+        )
+        import uuid
+        from datetime import UTC, datetime
+
+        with cursor.cursor.copy(
+            "COPY bench_rows (id, content, folded, hash, seen, usage, vector) FROM STDIN"
+        ) as copy:
+            for text in texts:
+                seen = datetime.fromtimestamp(now - rng.uniform(0, 365 * 86400), tz=UTC)
+                copy.write_row(
+                    (
+                        uuid.uuid4(),
+                        text,
+                        fold(text),
+                        content_hash(text),
+                        seen,
+                        rng.randint(0, 30),
+                        "[" + ",".join(map(str, cache[text])) + "]",
+                    )
+                )
+        cursor.execute(
+            "INSERT INTO memories_memory (id, tenant_id, client_id, kind, category, title, "
+            "content, content_hash, language, attribute, attribute_value, negated, "
+            "search_vector, observed_at, created_at, source_kind, source_ref, origin_agent, "
+            "project_id, task_id, run_id, tier, tier_pinned, status, status_reason, "
+            "confidence, importance, freshness, usage_count, dup_count, evidence_count, "
+            "last_seen_at, needs_embedding, tags, metadata, updated_at) "
+            "SELECT id, %s, %s, 'semantic', 'fact', '', content, hash, 'en', '', '', false, "
+            "to_tsvector('english', folded), seen, now(), 'import', '', '', '', '', '', "
+            "'recall', false, 'active', '', 0.8, 0.5, 1.0, usage, 0, 1, seen, false, '{}', "
+            "'{}', now() FROM bench_rows",
+            [tenant.pk, client_id],
+        )
+        cursor.execute(
+            "INSERT INTO memories_memoryembedding (memory_id, space_id, tenant_id, client_id, "
+            "vector, created_at) SELECT id, %s, %s, %s, vector::vector, now() FROM bench_rows",
+            [space.pk, tenant.pk, client_id],
+        )
+
+
+def timed(fn, runs):
+    out = []
+    for args in runs:
+        t0 = time.perf_counter()
+        fn(*args)
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument("--clients", type=int, default=1000)
+    parser.add_argument("--queries", type=int, default=200)
+    args = parser.parse_args()
+
+    t0 = time.perf_counter()
+    tenant, user, space, sizes = build(args.memories, args.clients)
+    print(f"data set ready in {time.perf_counter() - t0:.0f} s")
+    _, key = api_key_create(tenant=tenant, user=user)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
+    chain = get_chain()
+    rng = random.Random(11)
+    refs = [f"c{n:04d}" for n in range(len(sizes))]
+    client_ids = dict(Client.objects.filter(tenant=tenant).values_list("external_ref", "pk"))
+    biggest = refs[int(np.argmax(sizes))]
+    mixes = {
+        "random clients": [(rng.choice(refs), rng.choice(QUERIES)) for _ in range(args.queries)],
+        f"largest client ({max(sizes)} memories)": [
+            (biggest, rng.choice(QUERIES)) for _ in range(args.queries)
+        ],
+    }
+
+    def hybrid(ref, query):
+        response = api.post(
+            "/api/v1/search/", {"client": ref, "query": query, "k": 10}, format="json"
+        )
+        assert response.status_code == 200, response.content
+
+    def bare(ref, query):
+        vector = chain.embed([query], input_type="query").vectors[0]
+        literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            cursor.execute(
+                f"SELECT memory_id FROM memories_memoryembedding WHERE space_id = %s "  # noqa: S608
+                f"AND client_id = %s ORDER BY {space.distance_sql()} LIMIT 10",
+                [space.pk, client_ids[ref], literal],
+            )
+            cursor.fetchall()
+
+    def full_scan(ref, query):
+        vector = chain.embed([query], input_type="query").vectors[0]
+        literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+        words = " | ".join(dict.fromkeys(w for w in fold(query).split() if len(w) > 1))
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL enable_indexscan = off")
+            cursor.execute("SET LOCAL enable_bitmapscan = off")
+            cursor.execute(
+                "SELECT m.id, 0.55 * (1 - ((e.vector::vector(384)) <=> %s::vector(384))) "
+                "+ 0.25 * ts_rank_cd(m.search_vector, to_tsquery('english', %s)) "
+                "+ 0.15 * exp(-extract(epoch FROM now() - m.last_seen_at) / 86400 / 14) "
+                "+ 0.05 * ln(1 + m.usage_count) / ln(31) AS score "
+                "FROM memories_memory m JOIN memories_memoryembedding e ON e.memory_id = m.id "
+                "WHERE m.client_id = %s AND m.status = 'active' ORDER BY score DESC LIMIT 10",
+                [literal, words, client_ids[ref]],
+            )
+            cursor.fetchall()
+
+    embed_ms = timed(lambda q: chain.embed([q], input_type="query"), [(q,) for q in QUERIES] * 5)
+    print(
+        f"\n{args.memories} memories, {len(sizes)} clients; query embedding alone: "
+        f"p50 {percentile(embed_ms, 50):.2f} ms (included in every column below)"
+    )
+    for label, runs in mixes.items():
+        hybrid(*runs[0])  # warm up
+        results = {
+            name: timed(fn, runs)
+            for name, fn in (
+                ("hybrid /search/", hybrid),
+                ("bare HNSW top-10", bare),
+                ("seed-000 full scan", full_scan),
+            )
+        }
+        print(f"\n{label}: {len(runs)} queries")
+        for name, values in results.items():
+            print(
+                f"  {name:<20} p50 {percentile(values, 50):8.2f} ms   "
+                f"p95 {percentile(values, 95):8.2f} ms"
+            )
+        h, b, f = (percentile(results[n], 50) for n in results)
+        print(f"  hybrid / bare HNSW: {h / b:.2f}x   full scan / hybrid: {f / h:.1f}x (p50)")
+
+
+if __name__ == "__main__":
+    main()
