@@ -28,6 +28,7 @@ from rest_framework.test import APIClient  # noqa: E402
 from memories.models import Client, EmbeddingSpace, Memory, Role  # noqa: E402
 from memories.services.api_keys import api_key_create  # noqa: E402
 from memories.services.embeddings import get_chain  # noqa: E402
+from memories.services.records import client_lexeme  # noqa: E402
 from memories.services.tenancy import member_ensure, tenant_get_or_create  # noqa: E402
 from memories.services.text import content_hash, fold  # noqa: E402
 from memories.services.vector_index import embedding_index_ensure  # noqa: E402
@@ -191,10 +192,11 @@ def _insert(tenant, client_id, space, texts, cache, rng):
             "confidence, importance, freshness, usage_count, dup_count, evidence_count, "
             "last_seen_at, needs_embedding, tags, metadata, updated_at) "
             "SELECT id, %s, %s, 'semantic', 'fact', '', content, hash, 'en', '', '', false, "
-            "to_tsvector('english', folded), seen, now(), 'import', '', '', '', '', '', "
+            "to_tsvector('english', folded) || to_tsvector('simple', %s), seen, now(), "
+            "'import', '', '', '', '', '', "
             "'recall', false, 'active', '', 0.8, 0.5, 1.0, usage, 0, 1, seen, false, '{}', "
             "'{}', now() FROM bench_rows",
-            [tenant.pk, client_id],
+            [tenant.pk, client_id, client_lexeme(client_id)],
         )
         cursor.execute(
             "INSERT INTO memories_memoryembedding (memory_id, space_id, tenant_id, client_id, "

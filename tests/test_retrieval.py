@@ -149,7 +149,7 @@ def test_candidate_queries_use_the_indexes(personas, remember):
         memories_search(client=personas.client, query="prefers email")
     captured = [q["sql"] for q in ctx.captured_queries]
     vector_sql = next(s for s in captured if "ORDER BY (vector::vector(384))" in s)
-    text_sql = next(s for s in captured if "search_vector @@ q" in s)
+    text_sql = next(s for s in captured if "search_vector @@ (q && " in s)
     vector_plan = _explain(vector_sql, None)
     text_plan = _explain(text_sql, None)
     assert "Seq Scan on memories_memoryembedding" not in vector_plan

@@ -30,6 +30,7 @@ from django.utils import timezone
 from memories.conf import setting
 from memories.models import LIVE_STATUSES, EmbeddingSpace, Memory, MemoryAccess, Status
 from memories.services import embeddings
+from memories.services.records import client_lexeme
 from memories.services.text import fold
 
 DEFAULT_WEIGHTS = {
@@ -194,11 +195,12 @@ def _text_candidates(client, tsquery, filters, now, pool) -> set:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT m.id FROM memories_memory m, to_tsquery(%s::regconfig, %s) q "  # noqa: S608
-            f"WHERE m.client_id = %s AND m.search_vector @@ q AND {where} "
+            f"WHERE m.client_id = %s AND {where} "
+            "AND m.search_vector @@ (q && to_tsquery('simple', %s)) "
             # ts_rank (not _cd) to pick candidates: cheaper on clients with many matches;
             # the final score uses ts_rank_cd on the few candidates.
             "ORDER BY ts_rank(m.search_vector, q) DESC LIMIT %s",
-            [config, tsquery, client.pk, *params, pool],
+            [config, tsquery, client.pk, *params, client_lexeme(client.pk), pool],
         )
         return {row[0] for row in cursor.fetchall()}
 
