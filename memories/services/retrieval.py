@@ -33,12 +33,14 @@ from memories.services import embeddings
 from memories.services.records import client_lexeme
 from memories.services.text import fold
 
+# Chosen by `manage.py memory_eval --compare-weightings` on the shipped dataset (see
+# docs/decisions.md): best recall@1, equal best recall@3 among the weightings tried.
 DEFAULT_WEIGHTS = {
-    "semantic": 0.45,
-    "text": 0.20,
+    "semantic": 0.50,
+    "text": 0.25,
     "recency": 0.10,
-    "confidence": 0.10,
-    "importance": 0.05,
+    "confidence": 0.05,
+    "importance": 0.0,
     "usage": 0.05,
     "canonicity": 0.05,
     "redundancy": 0.10,

@@ -5,7 +5,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from memories.evaluation.runner import DATASET, evaluate, load
-from memories.services.retrieval import DEFAULT_WEIGHTS, SEED_000_WEIGHTS, SEED_004_WEIGHTS
+from memories.services.retrieval import SEED_000_WEIGHTS, SEED_004_WEIGHTS, ranking_weights
 
 METRICS = ["recall@k", "precision@k", "duplicate_rate", "stale_rate", "conflict_rate"]
 
@@ -33,7 +33,7 @@ class Command(BaseCommand):
             raise CommandError("--k must be at least 1")
         if not opts["dataset"].exists():
             raise CommandError(f"no dataset at {opts['dataset']}")
-        weightings = {"memoryhub": DEFAULT_WEIGHTS}
+        weightings = {"memoryhub": ranking_weights()}
         if opts["compare_weightings"]:
             weightings["memoryhub[seed-000]"] = SEED_000_WEIGHTS
             weightings["memoryhub[seed-004]"] = SEED_004_WEIGHTS
