@@ -4,8 +4,10 @@ supervisor, admin, client and heir, with the clients they relate to."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from memories.models import Role
@@ -124,3 +126,24 @@ def agent_key(personas):
     """A raw API key of the advisor persona."""
     _, raw = factories.api_key_for(personas.advisor, personas.tenant)
     return raw
+
+
+@pytest.fixture
+def post_event(api_client, agent_key, django_capture_on_commit_callbacks):
+    """Post one event as the advisor's agent (or ``key``); work queued on commit runs, as
+    it would in production. Returns the answer's JSON."""
+
+    def _post(content, *, client="emma", key=None, days_ago=None, **body):
+        if days_ago is not None:
+            body["observed_at"] = (timezone.now() - timedelta(days=days_ago)).isoformat()
+        with django_capture_on_commit_callbacks(execute=True):
+            response = api_client.post(
+                "/api/v1/events/",
+                {"client": client, "content": content, **body},
+                format="json",
+                HTTP_AUTHORIZATION=f"Bearer {key or agent_key}",
+            )
+        assert response.status_code == 201, response.json()
+        return response.json()
+
+    return _post

@@ -12,22 +12,6 @@ from tests import factories
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def tell(api_client, agent_key, django_capture_on_commit_callbacks):
-    def _tell(content, client="emma", **body):
-        with django_capture_on_commit_callbacks(execute=True):
-            response = api_client.post(
-                "/api/v1/events/",
-                {"client": client, "content": content, **body},
-                format="json",
-                HTTP_AUTHORIZATION=f"Bearer {agent_key}",
-            )
-        assert response.status_code == 201, response.json()
-        return response.json()
-
-    return _tell
-
-
 def _context(api_client, user, tenant, **body):
     _, key = factories.api_key_for(user, tenant)
     return api_client.post(
@@ -35,11 +19,11 @@ def _context(api_client, user, tenant, **body):
     )
 
 
-def test_profile_is_refreshed_after_each_write(personas, tell):
-    tell("I prefer to be contacted by email.")
+def test_profile_is_refreshed_after_each_write(personas, post_event):
+    post_event("I prefer to be contacted by email.")
     profile = Profile.objects.get(client=personas.client)
     assert [e["text"] for e in profile.static] == ["I prefer to be contacted by email."]
-    tell("We are planning to buy a house in Bristol within two years.")
+    post_event("We are planning to buy a house in Bristol within two years.")
     profile.refresh_from_db()
     assert [e["text"] for e in profile.dynamic] == [
         "We are planning to buy a house in Bristol within two years."
@@ -47,13 +31,13 @@ def test_profile_is_refreshed_after_each_write(personas, tell):
     assert profile.version == 2
 
 
-def test_context_in_one_call(api_client, personas, tell):
+def test_context_in_one_call(api_client, personas, post_event):
     factories.MemoryFactory(
         client=personas.client, content="Speaks English and Welsh.", tier="core", importance=0.9
     )
-    tell("I prefer to be contacted by email.")
-    tell("We are planning to buy a house in Bristol within two years.")
-    tell("My husband James handles the joint account.")
+    post_event("I prefer to be contacted by email.")
+    post_event("We are planning to buy a house in Bristol within two years.")
+    post_event("My husband James handles the joint account.")
     response = _context(
         api_client,
         personas.advisor,
@@ -75,9 +59,9 @@ def test_context_in_one_call(api_client, personas, tell):
 
 
 @pytest.mark.parametrize("budget", [200, 260, 400, 1000])
-def test_the_budget_holds(api_client, personas, tell, budget):
+def test_the_budget_holds(api_client, personas, post_event, budget):
     for n in range(12):
-        tell(f"I want to visit city number {n} with a long description of the trip plans.")
+        post_event(f"I want to visit city number {n} with a long description of the trip plans.")
     body = _context(
         api_client,
         personas.advisor,
@@ -105,9 +89,9 @@ def test_render_text_packs_what_fits_and_skips_repeats():
     assert len(text) <= 120
 
 
-def test_a_client_gets_only_their_core(api_client, personas, tell):
+def test_a_client_gets_only_their_core(api_client, personas, post_event):
     factories.MemoryFactory(client=personas.client, content="Prefers email.", tier="core")
-    tell("My husband James handles the joint account.")
+    post_event("My husband James handles the joint account.")
     body = _context(
         api_client, personas.client_user, personas.tenant, client="emma", message="joint account"
     ).json()

@@ -1,9 +1,6 @@
 """POST /api/v1/events/: one event in, the memories it teaches out."""
 
-from datetime import timedelta
-
 import pytest
-from django.utils import timezone
 
 from curation.models import ReviewItem
 from memories.models import (
@@ -29,19 +26,8 @@ def post(api_client, key, **body):
 
 
 @pytest.fixture
-def say(api_client, agent_key, django_capture_on_commit_callbacks):
-    """Post a statement as the advisor's agent; work queued on commit runs, as in production."""
-
-    def _say(content, *, key=agent_key, days_ago=0, **body):
-        observed = timezone.now() - timedelta(days=days_ago)
-        with django_capture_on_commit_callbacks(execute=True):
-            response = post(
-                api_client, key, content=content, observed_at=observed.isoformat(), **body
-            )
-        assert response.status_code == 201, response.json()
-        return response.json()
-
-    return _say
+def say(post_event):
+    return post_event
 
 
 def test_an_event_is_stored_with_the_memories_it_teaches(say, api_client, agent_key, personas):

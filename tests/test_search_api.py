@@ -8,22 +8,6 @@ from tests import factories
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def ingested(api_client, agent_key, personas, django_capture_on_commit_callbacks):
-    def post(content, client="emma", **body):
-        with django_capture_on_commit_callbacks(execute=True):
-            response = api_client.post(
-                "/api/v1/events/",
-                {"client": client, "content": content, **body},
-                format="json",
-                HTTP_AUTHORIZATION=f"Bearer {agent_key}",
-            )
-        assert response.status_code == 201, response.json()
-        return response.json()
-
-    return post
-
-
 def _search(api_client, user, tenant, **body):
     _, key = factories.api_key_for(user, tenant)
     return api_client.post(
@@ -31,9 +15,9 @@ def _search(api_client, user, tenant, **body):
     )
 
 
-def test_search_answers_with_scores_and_evidence(api_client, personas, ingested):
-    event = ingested("I prefer to be contacted by email.", external_id="m-1")
-    ingested("I live in Bristol.")
+def test_search_answers_with_scores_and_evidence(api_client, personas, post_event):
+    event = post_event("I prefer to be contacted by email.", external_id="m-1")
+    post_event("I live in Bristol.")
     response = _search(
         api_client, personas.advisor, personas.tenant, client="emma", query="email contact", k=1
     )
@@ -64,8 +48,8 @@ def test_search_answers_with_scores_and_evidence(api_client, personas, ingested)
         ("client_user", "marco", 404),
     ],
 )
-def test_search_permissions(api_client, personas, ingested, persona, ref, status):
-    ingested("I prefer to be contacted by email.")
+def test_search_permissions(api_client, personas, post_event, persona, ref, status):
+    post_event("I prefer to be contacted by email.")
     user = getattr(personas, persona)
     tenant = personas.other_tenant if persona == "outsider" else personas.tenant
     response = _search(api_client, user, tenant, client=ref, query="email")
@@ -77,9 +61,9 @@ def test_search_permissions(api_client, personas, ingested, persona, ref, status
         assert MemoryAccess.objects.count() == 0
 
 
-def test_a_client_sees_only_their_core_memories(api_client, personas, ingested):
+def test_a_client_sees_only_their_core_memories(api_client, personas, post_event):
     core = factories.MemoryFactory(client=personas.client, content="Prefers email.", tier="core")
-    ingested("I prefer email for statements.")
+    post_event("I prefer email for statements.")
     response = _search(
         api_client,
         personas.client_user,
@@ -116,16 +100,16 @@ def test_bad_search_input_is_named(api_client, personas):
     assert response.json()["error"]["fields"] == {"filters.since": ["since is after until."]}
 
 
-def test_memory_detail_and_history(api_client, personas, ingested, agent_key):
+def test_memory_detail_and_history(api_client, personas, post_event, agent_key):
     from datetime import timedelta
 
     from django.utils import timezone
 
-    old = ingested(
+    old = post_event(
         "I prefer to be contacted by email.",
         observed_at=(timezone.now() - timedelta(days=3)).isoformat(),
     )["memories"][0]
-    new = ingested("I prefer to be contacted by phone.")["memories"][0]
+    new = post_event("I prefer to be contacted by phone.")["memories"][0]
     auth = {"HTTP_AUTHORIZATION": f"Bearer {agent_key}"}
 
     detail = api_client.get(f"/api/v1/memories/{new['id']}/", **auth).json()

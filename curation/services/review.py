@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.db import transaction
 
 from curation.models import ReviewItem
-from memories.models import AuditEntry, Relation, RelationType
+from memories.models import Relation, RelationType
+from memories.services.audit import audit
 
 
 @transaction.atomic
@@ -29,9 +30,8 @@ def conflict_reviews_open(*, relation_ids: list[int]) -> list[ReviewItem]:
             },
         )
         if created:
-            AuditEntry.objects.create(
+            audit(
                 tenant_id=new.tenant_id,
-                actor_label="system",
                 action="review.open",
                 object_type="review_item",
                 object_id=str(item.pk),

@@ -12,7 +12,8 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from memories.models import ApiKey, AuditEntry, Membership, Tenant
+from memories.models import ApiKey, Membership, Tenant
+from memories.services.audit import audit
 
 KEY_PREFIX = "mh"
 LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -43,10 +44,9 @@ def api_key_create(
         hashed_secret=_digest(raw),
         expires_at=expires_at,
     )
-    AuditEntry.objects.create(
-        tenant=tenant,
+    audit(
+        tenant_id=tenant.pk,
         actor=user,
-        actor_label=str(user),
         action="api_key.create",
         object_type="api_key",
         object_id=prefix,
@@ -82,10 +82,9 @@ def api_key_revoke(*, key: ApiKey, actor=None, reason: str = "") -> ApiKey:
     if key.revoked_at is None:
         key.revoked_at = timezone.now()
         key.save(update_fields=["revoked_at"])
-        AuditEntry.objects.create(
-            tenant=key.tenant,
+        audit(
+            tenant_id=key.tenant_id,
             actor=actor,
-            actor_label=str(actor) if actor else "system",
             action="api_key.revoke",
             object_type="api_key",
             object_id=key.prefix,

@@ -34,6 +34,7 @@ from memories.models import (
     Tenant,
 )
 from memories.services import embeddings, extraction, llm_extraction
+from memories.services.audit import audit_entry
 from memories.services.normalise import spot_entities
 from memories.services.records import memory_add, session_get_or_create
 from memories.services.relate import LiveIndex, judge, nearest_live, resolve_contradiction
@@ -292,13 +293,13 @@ class _Run:
         else:
             outcome = self._add(candidate, vector, verdict, client=client, event=event, item=item)
         self.audit.append(
-            AuditEntry(
+            audit_entry(
                 tenant_id=client.tenant_id,
                 actor=self.user,
                 actor_label=self.actor_label,
                 action=f"memory.{outcome.action}",
                 object_type="memory",
-                object_id=str(outcome.memory.pk),
+                object_id=outcome.memory.pk,
                 data={"event": str(event.pk)}
                 | ({"related": str(outcome.related.pk)} if outcome.related else {}),
             )

@@ -7,7 +7,8 @@ from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from memories.models import AuditEntry, Memory, MemoryAccess, Status
+from memories.models import Memory, MemoryAccess, Status
+from memories.services.audit import audit
 
 FEEDBACK_CONFIDENCE_STEP = 0.05
 FEEDBACK_CONFIDENCE_FLOOR = 0.1
@@ -23,14 +24,14 @@ def memory_forget(*, memory: Memory, actor, actor_label: str, reason: str = "") 
             invalidated_at=now,
             status_reason=(reason or "forgotten on request")[:300],
         )
-        AuditEntry.objects.create(
+        audit(
             tenant_id=memory.tenant_id,
             actor=actor,
             actor_label=actor_label,
             action="memory.forget",
             object_type="memory",
             object_id=str(memory.pk),
-            reason=reason[:500],
+            reason=reason,
         )
         memory.refresh_from_db()
     return memory
@@ -50,14 +51,14 @@ def memory_feedback(
                 F("confidence") - FEEDBACK_CONFIDENCE_STEP, FEEDBACK_CONFIDENCE_FLOOR
             )
         )
-    AuditEntry.objects.create(
+    audit(
         tenant_id=memory.tenant_id,
         actor=actor,
         actor_label=actor_label,
         action="memory.feedback",
         object_type="memory",
         object_id=str(memory.pk),
-        reason=note[:500],
+        reason=note,
         data={"useful": useful},
     )
     memory.refresh_from_db()

@@ -6,7 +6,8 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from guardian.shortcuts import assign_perm, remove_perm
 
-from memories.models import AuditEntry, Client, Membership, Role, Tenant
+from memories.models import Client, Membership, Role, Tenant
+from memories.services.audit import audit
 
 ADVISE_CLIENT = "memories.advise_client"
 
@@ -53,10 +54,9 @@ def client_assign_advisor(*, client: Client, advisor, actor=None) -> None:
     ).exists():
         raise ValueError(f"{advisor} is not an advisor of tenant {client.tenant.slug}")
     assign_perm(ADVISE_CLIENT, advisor, client)
-    AuditEntry.objects.create(
+    audit(
         tenant_id=client.tenant_id,
         actor=actor,
-        actor_label=str(actor) if actor else "system",
         action="client.assign_advisor",
         object_type="client",
         object_id=str(client.pk),
@@ -67,10 +67,9 @@ def client_assign_advisor(*, client: Client, advisor, actor=None) -> None:
 @transaction.atomic
 def client_unassign_advisor(*, client: Client, advisor, actor=None) -> None:
     remove_perm(ADVISE_CLIENT, advisor, client)
-    AuditEntry.objects.create(
+    audit(
         tenant_id=client.tenant_id,
         actor=actor,
-        actor_label=str(actor) if actor else "system",
         action="client.unassign_advisor",
         object_type="client",
         object_id=str(client.pk),
