@@ -22,9 +22,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-import numpy as np
 from django.db import connection, transaction
-from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from memories.conf import setting
@@ -207,40 +205,67 @@ def _text_candidates(client, tsquery, filters, now, pool) -> set:
         return {row[0] for row in cursor.fetchall()}
 
 
-def _score_inputs(ids, space, vector, tsquery, config) -> list[tuple[Memory, float, float, list]]:
-    """(memory, semantic similarity, text rank, stored vector) for each candidate, in one
-    query: the memory rows annotated with what the scorer needs."""
-    memories = Memory.objects.filter(pk__in=list(ids)).defer("search_vector", "metadata")
-    annotations = {}
+_SCORED_FIELDS = (
+    "id",
+    "tenant_id",
+    "client_id",
+    "kind",
+    "category",
+    "content",
+    "content_hash",
+    "tier",
+    "status",
+    "confidence",
+    "importance",
+    "usage_count",
+    "last_seen_at",
+    "observed_at",
+    "created_at",
+    "expires_at",
+    "tags",
+)
+
+
+def _score_inputs(ids, space, vector, tsquery, config):
+    """(memory, semantic similarity, text rank) for each candidate, and the pairs of
+    candidates whose vectors are close (cosine ≥ 0.8): the database compares them, so no
+    vector travels to Python."""
+    ids = list(ids)
+    similarity, params = "NULL", []
     if space is not None:
-        literal = _literal(vector)
-        embedding = (
-            "(SELECT {expr} FROM memories_memoryembedding e "
-            "WHERE e.memory_id = memories_memory.id AND e.space_id = %s)"
-        )
-        # The SQL is built from the space's own expression; values go as parameters.
-        annotations["similarity"] = RawSQL(  # noqa: S611
-            embedding.format(expr=f"1 - ({space.distance_sql()})"), [literal, space.pk]
-        )
-        # real[] arrives as a list of floats, no text parsing on our side
-        annotations["stored_vector"] = RawSQL(  # noqa: S611
-            embedding.format(expr="e.vector::real[]"), [space.pk]
-        )
+        similarity = f"1 - ({space.distance_sql()})"
+        params.append(_literal(vector))
+    rank = "ts_rank_cd(m.search_vector, to_tsquery(%s::regconfig, %s), 32)" if tsquery else "0"
     if tsquery:
-        annotations["text_rank"] = RawSQL(
-            "ts_rank_cd(memories_memory.search_vector, to_tsquery(%s::regconfig, %s), 32)",
-            [config, tsquery],
+        params += [config, tsquery]
+    params += [space.pk if space is not None else None, ids]
+    close: dict = {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT m.id, {similarity}, {rank} "  # noqa: S608 (model-built)
+            "FROM memories_memory m LEFT JOIN memories_memoryembedding e "
+            "ON e.memory_id = m.id AND e.space_id = %s WHERE m.id = ANY(%s)",
+            params,
         )
-    rows = []
-    for memory in memories.annotate(**annotations):
-        rows.append(
-            (
-                memory,
-                float(getattr(memory, "similarity", None) or 0.0),
-                float(getattr(memory, "text_rank", None) or 0.0),
-                getattr(memory, "stored_vector", None),
+        extra = {row[0]: row[1:] for row in cursor.fetchall()}
+        if space is not None:
+            cursor.execute(
+                "SELECT a.memory_id, b.memory_id, 1 - (a.vector <=> b.vector) "
+                "FROM memories_memoryembedding a JOIN memories_memoryembedding b "
+                "ON a.space_id = b.space_id AND a.memory_id < b.memory_id "
+                "WHERE a.space_id = %s AND a.memory_id = ANY(%s) AND b.memory_id = ANY(%s) "
+                "AND 1 - (a.vector <=> b.vector) >= %s",
+                [space.pk, ids, ids, REDUNDANCY_FLOOR],
             )
-        )
+            for first, second, cosine in cursor.fetchall():
+                close.setdefault(first, {})[second] = float(cosine)
+                close.setdefault(second, {})[first] = float(cosine)
+    memories = Memory.objects.only(*_SCORED_FIELDS).in_bulk(ids)
+    rows = [
+        (memories[i], float(sim or 0.0), float(text_rank or 0.0), close.get(i, {}))
+        for i, (sim, text_rank) in extra.items()
+        if i in memories
+    ]
     return rows
 
 
@@ -248,7 +273,7 @@ def _rank(rows, weights, now, k) -> list[Hit]:
     half_life = float(setting("RECENCY_HALF_LIFE_DAYS"))
     max_usage = max((m.usage_count for m, *_ in rows), default=0)
     scored = []
-    for memory, similarity, text_rank, vector in rows:
+    for memory, similarity, text_rank, close in rows:
         age_days = max(0.0, (now - memory.last_seen_at).total_seconds() / 86400)
         components = {
             "semantic": max(0.0, similarity),
@@ -260,17 +285,15 @@ def _rank(rows, weights, now, k) -> list[Hit]:
             "canonicity": CANONICITY.get(memory.status, 0.2),
         }
         base = sum(weights.get(name, 0.0) * value for name, value in components.items())
-        unit = np.asarray(vector, dtype=np.float32) if vector is not None else None
-        scored.append((memory, base, components, unit))
+        scored.append((memory, base, components, close))
 
     chosen: list[Hit] = []
-    chosen_vectors: list = []
     remaining = sorted(scored, key=lambda row: row[1], reverse=True)
     penalty = weights.get("redundancy", 0.0)
     while remaining and len(chosen) < k:
         best_index, best_score, best_redundancy = 0, -math.inf, 0.0
-        for index, (memory, base, _, unit) in enumerate(remaining):
-            redundancy = _redundancy(memory, unit, chosen, chosen_vectors)
+        for index, (memory, base, _, close) in enumerate(remaining):
+            redundancy = _redundancy(memory, close, chosen)
             if redundancy is None:
                 continue  # says what an answer already says
             score = base - penalty * redundancy
@@ -280,26 +303,25 @@ def _rank(rows, weights, now, k) -> list[Hit]:
                 break  # sorted by base: nothing further down can win
         if best_score == -math.inf:
             break
-        memory, _, components, unit = remaining.pop(best_index)
+        memory, _, components, _ = remaining.pop(best_index)
         components = {name: round(value, 4) for name, value in components.items()}
         components["redundancy"] = round(best_redundancy, 4)
         chosen.append(Hit(memory, round(best_score, 4), components))
-        chosen_vectors.append(unit)
     return chosen
 
 
 DUPLICATE_COSINE = 0.97
+REDUNDANCY_FLOOR = 0.8
 
 
-def _redundancy(memory, unit, chosen: list[Hit], chosen_vectors: list) -> float | None:
+def _redundancy(memory, close: dict, chosen: list[Hit]) -> float | None:
     """How much ``memory`` repeats one already chosen: 0 below cosine 0.8 rising to 1 near
     0.97; None for a duplicate (same text, or cosine ≥ 0.97), which is never returned."""
     worst = 0.0
-    for hit, other in zip(chosen, chosen_vectors, strict=True):
+    for hit in chosen:
         if hit.memory.content_hash == memory.content_hash:
             return None
-        if unit is not None and other is not None:
-            worst = max(worst, float(np.dot(unit, other)))
+        worst = max(worst, close.get(hit.memory.pk, 0.0))
     if worst >= DUPLICATE_COSINE:
         return None
-    return min(1.0, max(0.0, (worst - 0.8) / (DUPLICATE_COSINE - 0.8)))
+    return min(1.0, max(0.0, (worst - REDUNDANCY_FLOOR) / (DUPLICATE_COSINE - REDUNDANCY_FLOOR)))
