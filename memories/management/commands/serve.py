@@ -65,7 +65,7 @@ class Command(BaseCommand):
                         else "create users with manage.py createsuperuser"
                     ),
                     "  API key: python manage.py create_api_key --tenant demo --user agent "
-                    "--role ADVISOR",
+                    "--role SUPERVISOR",
                     "Press Ctrl-C to stop.",
                     "",
                 ]
