@@ -89,7 +89,6 @@ def search_vector_for(text: str, language: str, client_id):
     )
 
 
-@transaction.atomic(savepoint=False)  # inside ingest's transaction, no savepoint per memory
 def memory_add(
     *,
     client: Client,
@@ -121,42 +120,47 @@ def memory_add(
     """Insert a new memory with its full-text vector and evidence links (``link_evidence``
     False: the caller inserts the Evidence rows itself, in bulk)."""
     text = clean(content)
+    if tier == "core":  # checked before writing anything, so a refusal breaks no transaction
+        from memories.services.tiers import ensure_core_room
+
+        ensure_core_room(client.pk, text)
     events = list({event.pk: event for event in evidence}.values())
     fts_config = client.tenant.language
     observed = observed_at or timezone.now()
-    memory = Memory.objects.create(
-        tenant_id=client.tenant_id,
-        client=client,
-        session=session,
-        kind=kind,
-        category=category,
-        title=clean(title),
-        content=text,
-        content_hash=content_hash(text),
-        language=language,
-        attribute=attribute,
-        attribute_value=attribute_value,
-        negated=negated,
-        search_vector=search_vector_for(f"{title} {text}", fts_config, client.pk),
-        tier=tier,
-        status=status,
-        confidence=confidence,
-        importance=importance,
-        observed_at=observed,
-        last_seen_at=observed,
-        expires_at=expires_at,
-        source_kind=source_kind,
-        source_ref=source_ref,
-        origin_agent=origin_agent,
-        tags=list(tags),
-        metadata=metadata or {},
-        evidence_count=len(events),
-        needs_embedding=needs_embedding,
-    )
-    if link_evidence:
-        Evidence.objects.bulk_create(
-            [Evidence(memory=memory, event=event, action=evidence_action) for event in events]
+    with transaction.atomic(savepoint=False):  # inside ingest's transaction: no savepoint
+        memory = Memory.objects.create(
+            tenant_id=client.tenant_id,
+            client=client,
+            session=session,
+            kind=kind,
+            category=category,
+            title=clean(title),
+            content=text,
+            content_hash=content_hash(text),
+            language=language,
+            attribute=attribute,
+            attribute_value=attribute_value,
+            negated=negated,
+            search_vector=search_vector_for(f"{title} {text}", fts_config, client.pk),
+            tier=tier,
+            status=status,
+            confidence=confidence,
+            importance=importance,
+            observed_at=observed,
+            last_seen_at=observed,
+            expires_at=expires_at,
+            source_kind=source_kind,
+            source_ref=source_ref,
+            origin_agent=origin_agent,
+            tags=list(tags),
+            metadata=metadata or {},
+            evidence_count=len(events),
+            needs_embedding=needs_embedding,
         )
+        if link_evidence:
+            Evidence.objects.bulk_create(
+                [Evidence(memory=memory, event=event, action=evidence_action) for event in events]
+            )
     return memory
 
 
