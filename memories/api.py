@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 from rest_framework import permissions as drf_permissions
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -13,11 +15,18 @@ from memories.selectors import health_report
 from memories.selectors_memory import evidence_for, relations_of, versions_of
 from memories.serializers import (
     BatchInSerializer,
+    BatchResultSerializer,
+    ErrorSerializer,
     EventInSerializer,
     FeedbackInSerializer,
     ForgetInSerializer,
+    HistoryOutSerializer,
+    IngestResultSerializer,
+    MemoryDetailSerializer,
     MemoryListInSerializer,
+    MemoryListOutSerializer,
     SearchInSerializer,
+    SearchOutSerializer,
     hit_data,
     ingest_result_data,
     memory_detail_data,
@@ -26,6 +35,8 @@ from memories.services.ingest import EventInput, event_ingest, events_ingest
 from memories.services.lifecycle import memory_feedback, memory_forget
 from memories.services.retrieval import Filters, memories_search
 from memories.tools import TOOLS
+
+ERRORS = {code: ErrorSerializer for code in (400, 401, 403, 404)}
 
 
 class BaseApiView(APIView):
@@ -38,6 +49,12 @@ class HealthApi(BaseApiView):
 
     permission_classes = [drf_permissions.AllowAny]
 
+    @extend_schema(
+        responses={200: OpenApiTypes.OBJECT, 503: OpenApiTypes.OBJECT},
+        auth=[],
+        summary="Database, pgvector, embedding providers and queue",
+        operation_id="health",
+    )
     def get(self, request):
         report = health_report()
         report["caller"] = None
@@ -82,6 +99,12 @@ def _event_input(data: dict) -> EventInput:
 class EventsApi(BaseApiView):
     """Store one event and the memories it teaches."""
 
+    @extend_schema(
+        request=EventInSerializer,
+        responses={201: IngestResultSerializer, **ERRORS},
+        summary="Store one event and the memories it teaches",
+        operation_id="events_create",
+    )
     def post(self, request):
         serializer = EventInSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -98,6 +121,12 @@ class EventsApi(BaseApiView):
 class EventsBatchApi(BaseApiView):
     """Up to MAX_BATCH_EVENTS events, all stored or none; one answer per event, in order."""
 
+    @extend_schema(
+        request=BatchInSerializer,
+        responses={201: BatchResultSerializer, **ERRORS},
+        summary="Store up to 500 events, all or nothing",
+        operation_id="events_batch",
+    )
     def post(self, request):
         serializer = BatchInSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -128,6 +157,12 @@ def _filters(data: dict, tiers: tuple[str, ...]) -> Filters:
 class SearchApi(BaseApiView):
     """The memories most relevant to ``query`` for one client, with score components."""
 
+    @extend_schema(
+        request=SearchInSerializer,
+        responses={200: SearchOutSerializer, **ERRORS},
+        summary="The memories most relevant to a query",
+        operation_id="search",
+    )
     def post(self, request):
         serializer = SearchInSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -145,6 +180,12 @@ class SearchApi(BaseApiView):
 
 
 class MemoryApi(BaseApiView):
+    @extend_schema(
+        request=ForgetInSerializer,
+        responses={200: MemoryDetailSerializer, **ERRORS},
+        summary="Forget a memory (soft delete)",
+        operation_id="memory_forget",
+    )
     def delete(self, request, memory_id):
         """Forget: the memory leaves every answer (soft delete, audited)."""
         memory = permissions.memory_for_write(request.user, tenant_of(request), memory_id)
@@ -158,6 +199,11 @@ class MemoryApi(BaseApiView):
         )
         return Response(memory_detail_data(memory, evidence=[], relations=[]))
 
+    @extend_schema(
+        responses={200: MemoryDetailSerializer, **ERRORS},
+        summary="One memory with evidence and relations",
+        operation_id="memory_retrieve",
+    )
     def get(self, request, memory_id):
         memory = permissions.memory_for_read(request.user, tenant_of(request), memory_id)
         return Response(
@@ -177,6 +223,12 @@ class MemoryApi(BaseApiView):
 class MemoryListApi(BaseApiView):
     """The client's newest live memories (what an agent lists before asking)."""
 
+    @extend_schema(
+        parameters=[MemoryListInSerializer],
+        responses={200: MemoryListOutSerializer, **ERRORS},
+        summary="The newest live memories of a client",
+        operation_id="memories_list",
+    )
     def get(self, request):
         serializer = MemoryListInSerializer(data=request.query_params.dict())
         serializer.is_valid(raise_exception=True)
@@ -197,6 +249,12 @@ class MemoryListApi(BaseApiView):
 
 
 class MemoryFeedbackApi(BaseApiView):
+    @extend_schema(
+        request=FeedbackInSerializer,
+        responses={200: MemoryDetailSerializer, **ERRORS},
+        summary="Say whether a memory helped",
+        operation_id="memory_feedback",
+    )
     def post(self, request, memory_id):
         memory = permissions.memory_for_write(request.user, tenant_of(request), memory_id)
         serializer = FeedbackInSerializer(data=request.data)
@@ -214,6 +272,11 @@ class MemoryFeedbackApi(BaseApiView):
 class MemoryHistoryApi(BaseApiView):
     """Every version of a memory (linked by ``updates``), oldest first."""
 
+    @extend_schema(
+        responses={200: HistoryOutSerializer, **ERRORS},
+        summary="Every version of a memory",
+        operation_id="memory_history",
+    )
     def get(self, request, memory_id):
         tenant = tenant_of(request)
         memory = permissions.memory_for_read(request.user, tenant, memory_id)
@@ -240,5 +303,10 @@ class ToolsApi(BaseApiView):
     """OpenAI function-calling schemas for the agent tools; ``x-memoryhub`` says which API
     call each one is (path parameters in braces come from the arguments)."""
 
+    @extend_schema(
+        responses={200: OpenApiTypes.OBJECT},
+        summary="OpenAI function-calling schemas of the agent tools",
+        operation_id="tools",
+    )
     def get(self, request):
         return Response({"tools": TOOLS})

@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class MemoriesConfig(AppConfig):
     name = "memories"
     verbose_name = "Memories"
+
+    def ready(self) -> None:
+        from memories import schema  # noqa: F401 (registers the OpenAPI auth extension)

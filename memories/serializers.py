@@ -334,3 +334,89 @@ class MemoryListInSerializer(StrictSerializer):
     limit = serializers.IntegerField(min_value=1, max_value=200, default=20)
     kind = serializers.ChoiceField(choices=Kind.choices, required=False)
     tier = serializers.ChoiceField(choices=Tier.choices, required=False)
+
+
+# --- Response shapes, for the OpenAPI schema (the views write these dicts directly). ---
+
+
+class ErrorBodySerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+
+
+class ErrorSerializer(serializers.Serializer):
+    error = ErrorBodySerializer()
+
+
+class IngestResultSerializer(serializers.Serializer):
+    event = EventOutSerializer()
+    memories = OutcomeSerializer(many=True)
+
+
+class BatchResultSerializer(serializers.Serializer):
+    results = IngestResultSerializer(many=True)
+
+
+class SearchOutSerializer(serializers.Serializer):
+    results = SearchHitSerializer(many=True)
+
+
+class RelationOutSerializer(serializers.Serializer):
+    type = serializers.CharField()
+    direction = serializers.ChoiceField(choices=["in", "out"])
+    memory = serializers.DictField()
+
+
+class MemoryDetailSerializer(MemoryBriefSerializer):
+    client = serializers.CharField()
+    title = serializers.CharField()
+    tags = serializers.ListField(child=serializers.CharField())
+    created_at = serializers.DateTimeField()
+    invalidated_at = serializers.DateTimeField(allow_null=True)
+    usage_count = serializers.IntegerField()
+    dup_count = serializers.IntegerField()
+    evidence_count = serializers.IntegerField()
+    is_latest = serializers.BooleanField()
+    evidence = serializers.ListField(child=serializers.DictField())
+    relations = RelationOutSerializer(many=True)
+
+
+class MemoryListOutSerializer(serializers.Serializer):
+    results = MemoryDetailSerializer(many=True)
+
+
+class MemoryVersionSerializer(MemoryDetailSerializer):
+    current = serializers.BooleanField()
+
+
+class HistoryOutSerializer(serializers.Serializer):
+    versions = MemoryVersionSerializer(many=True)
+
+
+class ProfileEntrySerializer(serializers.Serializer):
+    memory = serializers.UUIDField()
+    text = serializers.CharField()
+    kind = serializers.CharField()
+    category = serializers.CharField()
+    confidence = serializers.FloatField()
+    observed_at = serializers.DateTimeField()
+
+
+class ProfileOutSerializer(serializers.Serializer):
+    static = ProfileEntrySerializer(many=True)
+    dynamic = ProfileEntrySerializer(many=True)
+
+
+class CoreOutSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    content = serializers.CharField()
+    kind = serializers.CharField()
+    category = serializers.CharField()
+
+
+class ContextOutSerializer(serializers.Serializer):
+    profile = ProfileOutSerializer()
+    core = CoreOutSerializer(many=True)
+    memories = SearchHitSerializer(many=True)
+    text = serializers.CharField()

@@ -1,4 +1,5 @@
 from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from memories import api
 
@@ -17,6 +18,8 @@ api_urlpatterns = [
         name="memory-feedback",
     ),
     path("tools/", api.ToolsApi.as_view(), name="tools"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
     path(
         "memories/<uuid:memory_id>/history/", api.MemoryHistoryApi.as_view(), name="memory-history"
     ),

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 
 from memories import permissions
-from memories.api import BaseApiView, tenant_of
+from memories.api import ERRORS, BaseApiView, tenant_of
 from memories.selectors_memory import evidence_for
-from memories.serializers import ContextInSerializer, hit_data
+from memories.serializers import ContextInSerializer, ContextOutSerializer, hit_data
 from profiles.services.context import context_build
 
 
@@ -21,6 +22,12 @@ def _core_data(memory) -> dict:
 
 
 class ContextApi(BaseApiView):
+    @extend_schema(
+        request=ContextInSerializer,
+        responses={200: ContextOutSerializer, **ERRORS},
+        summary="Profile, core and relevant memories, and prompt-ready text",
+        operation_id="context",
+    )
     def post(self, request):
         serializer = ContextInSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
