@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
@@ -82,11 +82,15 @@ def accesses_roll_up(*, limit: int = 50_000) -> dict:
     latest: dict = {}
     for _, memory_id, at in pending:
         latest[memory_id] = max(at, latest.get(memory_id, at))
-    for memory_id, count in counts.items():
-        Memory.objects.filter(pk=memory_id).update(
-            usage_count=F("usage_count") + count,
-            # PostgreSQL's GREATEST ignores NULL: the first access sets it.
-            last_accessed_at=Greatest(F("last_accessed_at"), latest[memory_id]),
+    ids = list(counts)
+    with connection.cursor() as cursor:
+        # One statement for every memory read; GREATEST ignores NULL, so the first access sets it.
+        cursor.execute(
+            "UPDATE memories_memory m SET usage_count = m.usage_count + r.n, "
+            "last_accessed_at = GREATEST(m.last_accessed_at, r.at) "
+            "FROM unnest(%s::uuid[], %s::int[], %s::timestamptz[]) AS r(id, n, at) "
+            "WHERE m.id = r.id",
+            [ids, [counts[i] for i in ids], [latest[i] for i in ids]],
         )
     MemoryAccess.objects.filter(pk__in=[pk for pk, _, _ in pending]).update(rolled_up=True)
     return {"accesses": len(pending), "memories": len(counts)}
