@@ -158,6 +158,9 @@ def judge(
             if memory.negated != negated and (memory.attribute or attribute):
                 return Verdict("contradiction", memory, similarity)
             return Verdict("deduplicated", memory, similarity)
+        if memory.kind == kind and _quantity_changed(memory.content, content):
+            # "I own two bakeries" → "I own three bakeries now": the same thing, counted anew
+            return Verdict("contradiction", memory, similarity)
         if memory.kind == kind and (similarity >= extend or _adds_detail(memory.content, content)):
             return Verdict("extended", memory, similarity)
     return Verdict("added")
@@ -188,8 +191,56 @@ _FILLER = frozenset(
         "just",
         "still",
         "then",
+        # time markers: "now" says when, not what
+        "now",
+        "anymore",
+        "currently",
+        "today",
+        "adesso",
+        "ora",
+        "ormai",
+        "ahora",
+        "actualmente",
+        "instead",
+        "invece",
     ]
 )
+_NOT_CONTENT = _FILLER | _NUMBER_WORDS.keys()
+
+
+def _quantities(text: str) -> tuple[dict[str, tuple], set[str]]:
+    """Each number a statement states → the content words on either side of it ("own two
+    bakeries", "invest £200 a month", "retire at 62"), and the statement's other content
+    words. Words compare on their first five letters ("figlio"/"figli")."""
+    tokens = re.findall(r"\d+(?:[.,]\d+)*|[^\W\d_]+", fold(text))
+    numbers: dict[str, tuple] = {}
+    for index, token in enumerate(tokens):
+        if token[0].isdigit():
+            number = token.replace(",", ".")
+        elif token in _NUMBER_WORDS and token not in {"a", "an", "un", "una", "uno"}:
+            number = _NUMBER_WORDS[token]
+        else:
+            continue
+        before = next((t[:5] for t in reversed(tokens[:index]) if _is_word(t)), None)
+        after = next((t[:5] for t in tokens[index + 1 :] if _is_word(t)), None)
+        numbers[number] = (before, after)
+    return numbers, {t[:5] for t in tokens if _is_word(t)}
+
+
+def _is_word(token: str) -> bool:
+    return len(token) > 2 and not token[0].isdigit() and token not in _NOT_CONTENT
+
+
+def _quantity_changed(old: str, new: str) -> bool:
+    """The new statement gives another number for what the old one counted, in the same
+    frame: "I own two bakeries in Belfast" → "I own three bakeries now". Not when each
+    says something the other does not ("£200 a month for rent" / "… for the nursery")."""
+    (old_numbers, old_words), (new_numbers, new_words) = _quantities(old), _quantities(new)
+    gone = {old_numbers[n] for n in old_numbers.keys() - new_numbers.keys()}
+    came = {new_numbers[n] for n in new_numbers.keys() - old_numbers.keys()}
+    if not gone & came:
+        return False
+    return old_words <= new_words or new_words <= old_words
 
 
 def _content_words(text: str) -> set[str]:
