@@ -254,3 +254,28 @@ def _enqueue_profile_refresh(client_ids: list[str]) -> None:
 
     # By dotted name, as the write path does: the profile is rebuilt after the decision.
     async_task("profiles.tasks.profiles_refresh", client_ids)
+
+
+def review_decide(
+    *, item: ReviewItem, decision: str, actor, reason: str = "", actor_label: str = ""
+) -> ReviewItem:
+    """One door for every decision, whatever the item's type (pages and API call this)."""
+    if item.type == ReviewItem.Type.CONFLICT:
+        return conflict_decide(
+            item=item, decision=decision, actor=actor, reason=reason, actor_label=actor_label
+        )
+    if decision not in (ReviewItem.Decision.APPROVE, ReviewItem.Decision.REJECT):
+        raise DomainError(
+            f"Unknown decision {decision!r}: a promotion is approved or rejected.",
+            fields={"decision": ["Not a promotion decision."]},
+        )
+    try:
+        from curation.services.promotion import promotion_decide
+    except ImportError as exc:  # built on issue #6; absent until it is merged
+        raise DomainError(
+            "Promotion decisions are not available in this installation yet.",
+            code="not_available",
+        ) from exc
+    return promotion_decide(
+        item=item, approve=decision == ReviewItem.Decision.APPROVE, actor=actor, reason=reason
+    )
