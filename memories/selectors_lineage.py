@@ -134,11 +134,7 @@ def _route(edges: list[Edge]) -> None:
     for edge in sorted(edges, key=lambda e: abs(e.source.mid - e.target.mid)):
         low, high = sorted((edge.source.mid, edge.target.mid))
         lane = next(
-            (
-                i
-                for i, spans in enumerate(taken)
-                if all(high <= a or low >= b for a, b in spans)
-            ),
+            (i for i, spans in enumerate(taken) if all(high <= a or low >= b for a, b in spans)),
             LANES - 1,
         )
         taken[lane].append((low, high))
