@@ -7,7 +7,9 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
@@ -42,10 +44,17 @@ def _type(value: str | None) -> str:
     return value if value in ReviewItem.Type.values else ReviewItem.Type.CONFLICT
 
 
+def _open_counts(user) -> dict:
+    open_items = permissions.reviewable(user, ReviewItem.objects.all()).filter(
+        state=ReviewItem.State.OPEN
+    )
+    return {t: open_items.filter(type=t).count() for t in ReviewItem.Type.values}
+
+
 def _queue(request, item_type: str, **extra) -> dict:
     scope = permissions.reviewable(request.user, ReviewItem.objects.all())
     open_items = scope.filter(state=ReviewItem.State.OPEN)
-    counts = {t: open_items.filter(type=t).count() for t in ReviewItem.Type.values}
+    counts = _open_counts(request.user)
     items = (
         open_items.filter(type=item_type)
         .select_related("client", "memory", "other_memory")
@@ -102,7 +111,13 @@ def review_decide_view(request, item_id):
         ).get(pk=item.pk)
         item.outcome = _outcome(item)
         context = {"item": with_evidence([item])[0], "error": error}
-        return render(request, "curation/review_queue.html#review-card", context)
+        # The card in place, and the tab counts out of band.
+        counts = {"counts": _open_counts(request.user), "oob": True}
+        return HttpResponse(
+            render_to_string("curation/review_queue.html#review-card", context, request)
+            + render_to_string("curation/review_queue.html#count-conflict", counts, request)
+            + render_to_string("curation/review_queue.html#count-promotion", counts, request)
+        )
     if error:
         messages.error(request, error)
     else:
@@ -145,7 +160,7 @@ def review_bulk(request):
     else:
         error = " ".join(e for errors in form.errors.values() for e in errors)
     if request.htmx:
-        context = _queue(request, item_type, bulk_results=results, bulk_error=error)
+        context = _queue(request, item_type, bulk_results=results, bulk_error=error, oob=True)
         return render(request, "curation/review_queue.html#queue", context)
     if error:
         messages.error(request, error)

@@ -25,13 +25,14 @@ MAX_NODES = 24
 
 # Geometry of the SVG (user units; the SVG scales to its container).
 WIDTH = 380
-GUTTER = 76
+GUTTER = 64
 NODE_W = WIDTH - GUTTER - 4
 NODE_H = 58
 PITCH = NODE_H + 26
 TOP = 8
-LANE_STEP = 13
+LANE_STEP = 11
 LANES = 5
+LINE_CHARS = 40  # at the stylesheet's 14-unit font, what fits in NODE_W
 
 
 @dataclass
@@ -44,6 +45,16 @@ class Node:
     @property
     def mid(self) -> int:
         return self.y + NODE_H // 2
+
+    @property
+    def text(self) -> list[tuple[int, str]]:
+        """(baseline, line) of the content: one line sits higher, two fill the box."""
+        first = self.y + (20 if len(self.lines) > 1 else 24)
+        return [(first + 17 * i, line) for i, line in enumerate(self.lines)]
+
+    @property
+    def meta_y(self) -> int:
+        return self.y + (52 if len(self.lines) > 1 else 46)
 
 
 @dataclass
@@ -122,7 +133,7 @@ def layout(current: Memory, memories: list[Memory], relations: list[Relation], *
     return Lineage(nodes=list(nodes.values()), edges=edges, height=height, **kw)
 
 
-def _lines(text: str, width: int = 44) -> list[str]:
+def _lines(text: str, width: int = LINE_CHARS) -> list[str]:
     lines = textwrap.wrap(text, width=width, max_lines=2, placeholder=" …")
     return lines or [""]
 
@@ -139,7 +150,7 @@ def _route(edges: list[Edge]) -> None:
         )
         taken[lane].append((low, high))
         x = GUTTER - 2
-        bulge = x - 16 - lane * LANE_STEP
+        bulge = x - 14 - lane * LANE_STEP
         if edge.source.mid > edge.target.mid:
             y1, y2 = edge.source.mid - 6, edge.target.mid + 6
         else:

@@ -13,6 +13,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -82,7 +83,7 @@ def client_list(request):
     )
     clients = (
         clients.select_related("tenant")
-        .annotate(live_memories=Subquery(live), last_event_at=Subquery(last))
+        .annotate(live_memories=Coalesce(Subquery(live), 0), last_event_at=Subquery(last))
         .order_by("tenant__slug", "display_name", "external_ref")
     )
     page = Paginator(clients, CLIENTS_PER_PAGE).get_page(request.GET.get("page"))

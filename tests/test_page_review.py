@@ -119,6 +119,7 @@ def test_decide_permissions(client, personas, conflict, persona):
     body = response.content.decode()
     assert "The new statement was accepted" in body
     assert "<html" not in body  # the card alone, swapped in place
+    assert '<span class="count" id="count-conflict" hx-swap-oob="true">0</span>' in body
 
 
 def test_decide_without_htmx_redirects_to_the_queue_with_the_outcome(client, personas, conflict):
