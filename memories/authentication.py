@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from rest_framework import authentication, exceptions
 
+from memories import permissions
 from memories.services.api_keys import InvalidApiKey, api_key_verify
 
 
@@ -24,6 +25,7 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
             key = api_key_verify(raw)
         except InvalidApiKey as exc:
             raise exceptions.AuthenticationFailed(str(exc)) from exc
+        permissions.role_remember(key.user, key.tenant, key.member_role)
         return key.user, key
 
     def authenticate_header(self, request):

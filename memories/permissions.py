@@ -33,6 +33,11 @@ def role_in(user, tenant: Tenant) -> str | None:
     return cache[tenant.pk]
 
 
+def role_remember(user, tenant: Tenant, role: str | None) -> None:
+    """Seed ``role_in``'s cache with a role read alongside something else (the API key)."""
+    user.__dict__.setdefault("_memoryhub_roles", {})[tenant.pk] = role
+
+
 def clients_visible_to(user, tenant: Tenant) -> QuerySet[Client]:
     role = role_in(user, tenant)
     clients = Client.objects.filter(tenant=tenant)
@@ -84,6 +89,7 @@ def client_for_read(user, tenant: Tenant, external_ref: str) -> Client:
     client = clients_visible_to(user, tenant).filter(external_ref=external_ref).first()
     if client is None:
         raise Http404(f"Client {external_ref!r} not found.")
+    client.tenant = tenant  # the caller's own, already loaded
     return client
 
 

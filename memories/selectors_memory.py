@@ -12,16 +12,16 @@ def evidence_for(memory_ids) -> dict:
     out: dict = {}
     rows = (
         Evidence.objects.filter(memory_id__in=list(memory_ids))
-        .select_related("event")
         .order_by("event__observed_at")
+        .values_list("memory_id", "event_id", "event__external_id", "event__observed_at", "role")
     )
-    for evidence in rows:
-        out.setdefault(evidence.memory_id, []).append(
+    for memory_id, event_id, external_id, observed_at, role in rows:
+        out.setdefault(memory_id, []).append(
             {
-                "event": str(evidence.event_id),
-                "external_id": evidence.event.external_id,
-                "observed_at": evidence.event.observed_at,
-                "role": evidence.role,
+                "event": str(event_id),
+                "external_id": external_id,
+                "observed_at": observed_at,
+                "role": role,
             }
         )
     return out

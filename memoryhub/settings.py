@@ -111,6 +111,14 @@ else:
     EMBEDDED_DATABASE = True
     DATABASES = {"default": embedded_db.start(DATA_DIR).django_database()}
 
+# Every session asks pgvector (≥ 0.8) to keep walking the HNSW graph until a filtered
+# nearest-neighbour scan (one client's live memories) has its LIMIT rows, instead of
+# answering from the first ef_search candidates alone.
+_db_options = DATABASES["default"].setdefault("OPTIONS", {})
+_db_options["options"] = " ".join(
+    filter(None, [_db_options.get("options", ""), "-c hnsw.iterative_scan=relaxed_order"])
+)
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # The database cache lets the web process see the worker's django-q2 cluster stats.

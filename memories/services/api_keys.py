@@ -10,6 +10,7 @@ import secrets
 from datetime import datetime, timedelta
 
 from django.db import transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from memories.models import ApiKey, Membership, Tenant
@@ -60,7 +61,14 @@ def api_key_verify(raw_key: str) -> ApiKey:
     parts = raw_key.split("_", 2)  # the secret itself may contain "_"
     if len(parts) != 3 or parts[0] != KEY_PREFIX:
         raise InvalidApiKey("Malformed API key.")
-    key = ApiKey.objects.select_related("tenant", "user").filter(prefix=parts[1]).first()
+    # The caller's role rides along: every API request asks for it next.
+    role = Membership.objects.filter(tenant=OuterRef("tenant"), user=OuterRef("user"))
+    key = (
+        ApiKey.objects.select_related("tenant", "user")
+        .annotate(member_role=Subquery(role.values("role")[:1]))
+        .filter(prefix=parts[1])
+        .first()
+    )
     if key is None or not hmac.compare_digest(key.hashed_secret, _digest(raw_key)):
         raise InvalidApiKey("Unknown API key.")
     now = timezone.now()

@@ -264,6 +264,22 @@ def reset_chain() -> None:
     global _chain
     with _chain_lock:
         _chain = None
+    _known_spaces.clear()
+
+
+# Spaces are never deleted (vectors protect them), so a space once found stays valid for
+# the life of the process: the read path does not ask the database for it every query.
+_known_spaces: dict[tuple[str, str], EmbeddingSpace] = {}
+
+
+def known_space(provider: str, model: str) -> EmbeddingSpace | None:
+    """The existing space of ``provider``/``model``, or None; never creates one."""
+    space = _known_spaces.get((provider, model))
+    if space is None:
+        space = EmbeddingSpace.objects.filter(provider=provider, model=model).first()
+        if space is not None:
+            _known_spaces[(provider, model)] = space
+    return space
 
 
 def space_for(embedded: Embedded) -> EmbeddingSpace:

@@ -22,11 +22,11 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db import connection, transaction
+from django.db import connection
 from django.utils import timezone
 
 from memories.conf import setting
-from memories.models import LIVE_STATUSES, EmbeddingSpace, Memory, MemoryAccess, Status
+from memories.models import LIVE_STATUSES, Memory, MemoryAccess, Status
 from memories.services import embeddings
 from memories.services.records import client_lexeme
 from memories.services.text import fold
@@ -95,28 +95,12 @@ def memories_search(
 ) -> list[Hit]:
     now = now or timezone.now()
     weights = weights or ranking_weights()
-    pool = max(4 * k, 40)
     tsquery = _tsquery(query)
     space, vector = _query_vector(client, query) if weights.get("semantic") else (None, None)
-
-    with transaction.atomic():
-        candidates: set = set()
-        if vector is not None:
-            candidates |= _vector_candidates(client, space, vector, filters, now, pool)
-        if tsquery:
-            candidates |= _text_candidates(client, tsquery, filters, now, pool)
-        if not candidates:
-            return []
-        rows = _score_inputs(candidates, space, vector, tsquery, client.tenant.language)
-        hits = _rank(rows, weights, now, k)
-        if record_access and hits:
-            with connection.cursor() as cursor:
-                # A read's only write is its access log: losing the last few rows in a
-                # crash costs a usage count, so the read does not wait for the WAL flush.
-                cursor.execute("SET LOCAL synchronous_commit = off")
-            MemoryAccess.objects.bulk_create(
-                [MemoryAccess(memory=h.memory, client_id=client.pk, at=now) for h in hits]
-            )
+    rows = _scored_candidates(client, space, vector, tsquery, filters, weights, now, k)
+    hits = _select(rows, weights, k)
+    if record_access and hits:
+        _accesses_record(client, hits, now)
     return hits
 
 
@@ -133,7 +117,7 @@ def _query_vector(client, query: str):
         result = embeddings.get_chain().embed([query], input_type="query")
     except embeddings.EmbeddingError:
         return None, None  # full text still answers
-    space = EmbeddingSpace.objects.filter(provider=result.provider, model=result.model).first()
+    space = embeddings.known_space(result.provider, result.model)
     return (space, result.vectors[0]) if space else (None, None)
 
 
@@ -177,39 +161,8 @@ def _literal(vector) -> str:
     return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
 
 
-def _vector_candidates(client, space, vector, filters, now, pool) -> set:
-    where, params = _filter_sql(filters, now)
-    literal = _literal(vector)
-    with connection.cursor() as cursor:
-        # pgvector 0.8: keep scanning the HNSW graph until LIMIT rows pass the filters.
-        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        cursor.execute(
-            "SELECT e.memory_id FROM memories_memoryembedding e "  # noqa: S608 (model-built)
-            "JOIN memories_memory m ON m.id = e.memory_id "
-            f"WHERE e.space_id = %s AND e.client_id = %s AND {where} "
-            f"ORDER BY {space.distance_sql()} LIMIT %s",
-            [space.pk, client.pk, *params, literal, pool],
-        )
-        return {row[0] for row in cursor.fetchall()}
-
-
-def _text_candidates(client, tsquery, filters, now, pool) -> set:
-    where, params = _filter_sql(filters, now)
-    config = client.tenant.language
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT m.id FROM memories_memory m, to_tsquery(%s::regconfig, %s) q "  # noqa: S608
-            f"WHERE m.client_id = %s AND {where} "
-            "AND m.search_vector @@ (q && to_tsquery('simple', %s)) "
-            # ts_rank (not _cd) to pick candidates: cheaper on clients with many matches;
-            # the final score uses ts_rank_cd on the few candidates.
-            "ORDER BY ts_rank(m.search_vector, q) DESC LIMIT %s",
-            [config, tsquery, client.pk, *params, client_lexeme(client.pk), pool],
-        )
-        return {row[0] for row in cursor.fetchall()}
-
-
-_SCORED_FIELDS = (
+# What ranking and the answer read of a memory (Memory.from_db defers the rest).
+_SCORED = {
     "id",
     "tenant_id",
     "client_id",
@@ -227,72 +180,137 @@ _SCORED_FIELDS = (
     "created_at",
     "expires_at",
     "tags",
-)
+}
+# In the model's field order, the order Memory.from_db expects.
+_SCORED_COLUMNS = tuple(f.attname for f in Memory._meta.concrete_fields if f.attname in _SCORED)
+assert len(_SCORED_COLUMNS) == len(_SCORED), "a scored column is not a field of Memory"
 
 
-def _score_inputs(ids, space, vector, tsquery, config):
-    """(memory, semantic similarity, text rank) for each candidate, and the pairs of
-    candidates whose vectors are close (cosine ≥ 0.8): the database compares them, so no
-    vector travels to Python."""
-    ids = list(ids)
-    similarity, params = "NULL", []
+# Rows scored in SQL; the redundancy-aware selection looks only this deep (× k).
+SELECTION_DEPTH = 3
+
+COMPONENTS = ("semantic", "text", "recency", "usage", "confidence", "importance", "canonicity")
+
+
+def _scored_candidates(client, space, vector, tsquery, filters, weights, now, k) -> list:
+    """One statement, one round trip:
+
+    1. candidates from indexes: the client's nearest vectors (HNSW; the connection sets
+       ``hnsw.iterative_scan`` so a filtered scan keeps going until it has its rows) and
+       best full-text matches (GIN), ``max(4k, 40)`` of each;
+    2. every component and the weighted base score of each candidate;
+    3. for the best ``SELECTION_DEPTH × k`` by base score, the others among them whose
+       vectors are close (cosine ≥ 0.8), so that no vector travels to Python.
+
+    Returns (memory, base score, components, {close memory id: cosine}) rows, best first.
+    """
+    pool = max(4 * k, 40)
+    where, where_params = _filter_sql(filters, now)
+    sources, params = [], []
     if space is not None:
-        similarity = f"1 - ({space.distance_sql()})"
-        params.append(_literal(vector))
-    rank = "ts_rank_cd(m.search_vector, to_tsquery(%s::regconfig, %s), 32)" if tsquery else "0"
-    if tsquery:
-        params += [config, tsquery]
-    params += [space.pk if space is not None else None, ids]
-    close: dict = {}
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT m.id, {similarity}, {rank} "  # noqa: S608 (model-built)
-            "FROM memories_memory m LEFT JOIN memories_memoryembedding e "
-            "ON e.memory_id = m.id AND e.space_id = %s WHERE m.id = ANY(%s)",
-            params,
+        literal = _literal(vector)
+        sources.append(
+            "SELECT e.memory_id AS id FROM memories_memoryembedding e "  # noqa: S608
+            "JOIN memories_memory m ON m.id = e.memory_id "
+            f"WHERE e.space_id = %s AND e.client_id = %s AND {where} "
+            f"ORDER BY {space.distance_sql()} LIMIT %s"
         )
-        extra = {row[0]: row[1:] for row in cursor.fetchall()}
-        if space is not None:
-            cursor.execute(
-                "SELECT a.memory_id, b.memory_id, 1 - (a.vector <=> b.vector) "
-                "FROM memories_memoryembedding a JOIN memories_memoryembedding b "
-                "ON a.space_id = b.space_id AND a.memory_id < b.memory_id "
-                "WHERE a.space_id = %s AND a.memory_id = ANY(%s) AND b.memory_id = ANY(%s) "
-                "AND 1 - (a.vector <=> b.vector) >= %s",
-                [space.pk, ids, ids, REDUNDANCY_FLOOR],
-            )
-            for first, second, cosine in cursor.fetchall():
-                close.setdefault(first, {})[second] = float(cosine)
-                close.setdefault(second, {})[first] = float(cosine)
-    memories = Memory.objects.only(*_SCORED_FIELDS).in_bulk(ids)
-    rows = [
-        (memories[i], float(sim or 0.0), float(text_rank or 0.0), close.get(i, {}))
-        for i, (sim, text_rank) in extra.items()
-        if i in memories
-    ]
+        params += [space.pk, client.pk, *where_params, literal, pool]
+    if tsquery:
+        config = client.tenant.language
+        sources.append(
+            "SELECT m.id FROM memories_memory m, to_tsquery(%s::regconfig, %s) q "  # noqa: S608
+            f"WHERE m.client_id = %s AND {where} "
+            "AND m.search_vector @@ (q && to_tsquery('simple', %s)) "
+            # ts_rank (not _cd) to pick candidates: cheaper on clients with many matches;
+            # the score uses ts_rank_cd on the few candidates.
+            "ORDER BY ts_rank(m.search_vector, q) DESC LIMIT %s"
+        )
+        params += [config, tsquery, client.pk, *where_params, client_lexeme(client.pk), pool]
+    if not sources:
+        return []
+
+    if space is not None:
+        semantic = f"greatest(0, 1 - ({space.distance_sql()}))"
+        params.append(literal)
+    else:
+        semantic = "0::float8"
+    if tsquery:
+        # normalisation 32: rank / (rank + 1), in [0, 1)
+        text = "ts_rank_cd(m.search_vector, to_tsquery(%s::regconfig, %s), 32)::float8"
+        params += [config, tsquery]
+    else:
+        text = "0::float8"
+    params += [now, float(setting("RECENCY_HALF_LIFE_DAYS"))]
+    canonicity = " ".join(f"WHEN '{status}' THEN {value}" for status, value in CANONICITY.items())
+    join, vector_column = "", "NULL::vector"
+    if space is not None:
+        join = "LEFT JOIN memories_memoryembedding e ON e.memory_id = m.id AND e.space_id = %s"
+        vector_column = "e.vector"
+        params.append(space.pk)
+    base = " + ".join(f"%s * c_{name}" for name in COMPONENTS)
+    params += [float(weights.get(name, 0.0)) for name in COMPONENTS]
+    params += [SELECTION_DEPTH * k, REDUNDANCY_FLOOR]
+    columns = ", ".join(f"m.{name}" for name in _SCORED_COLUMNS)
+    union = " UNION ".join(f"({source})" for source in sources)
+    sql = (
+        f"WITH pool AS ({union}), "  # noqa: S608 (model-built)
+        f"scored AS (SELECT {columns}, {vector_column} AS vector, {semantic} AS c_semantic, "
+        f"{text} AS c_text, power(0.5, greatest(0, extract(epoch FROM %s - m.last_seen_at)"
+        "::float8 / 86400) / %s) AS c_recency, "
+        "coalesce(ln(1 + m.usage_count) / nullif(ln(1 + max(m.usage_count) OVER ()), 0), 0) "
+        "AS c_usage, m.confidence::float8 AS c_confidence, m.importance::float8 AS c_importance, "
+        f"CASE m.status {canonicity} ELSE 0.2 END::float8 AS c_canonicity "
+        f"FROM pool JOIN memories_memory m ON m.id = pool.id {join}), "
+        f"best AS MATERIALIZED (SELECT *, {base} AS base FROM scored "
+        "ORDER BY base DESC, id LIMIT %s) "
+        f"SELECT b.{', b.'.join(_SCORED_COLUMNS)}, b.base, b.c_{', b.c_'.join(COMPONENTS)}, "
+        "close.ids, close.cosines FROM best b LEFT JOIN LATERAL ("
+        "SELECT array_agg(o.id) AS ids, array_agg(o.cosine) AS cosines FROM ("
+        "SELECT o.id, 1 - (b.vector <=> o.vector) AS cosine FROM best o "
+        "WHERE o.id <> b.id) o WHERE o.cosine >= %s) close ON true "
+        "ORDER BY b.base DESC, b.id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        fetched = cursor.fetchall()
+    width = len(_SCORED_COLUMNS)
+    rows = []
+    for row in fetched:
+        memory = Memory.from_db(connection.alias, _SCORED_COLUMNS, row[:width])
+        base_score = row[width]
+        components = dict(
+            zip(COMPONENTS, row[width + 1 : width + 1 + len(COMPONENTS)], strict=True)
+        )
+        close_ids, close_cosines = row[width + 1 + len(COMPONENTS) :]
+        close = dict(zip(close_ids or (), close_cosines or (), strict=True))
+        rows.append((memory, base_score, components, close))
     return rows
 
 
-def _rank(rows, weights, now, k) -> list[Hit]:
-    half_life = float(setting("RECENCY_HALF_LIFE_DAYS"))
-    max_usage = max((m.usage_count for m, *_ in rows), default=0)
-    scored = []
-    for memory, similarity, text_rank, close in rows:
-        age_days = max(0.0, (now - memory.last_seen_at).total_seconds() / 86400)
-        components = {
-            "semantic": max(0.0, similarity),
-            "text": text_rank,
-            "recency": 0.5 ** (age_days / half_life),
-            "usage": math.log1p(memory.usage_count) / math.log1p(max_usage) if max_usage else 0.0,
-            "confidence": memory.confidence,
-            "importance": memory.importance,
-            "canonicity": CANONICITY.get(memory.status, 0.2),
-        }
-        base = sum(weights.get(name, 0.0) * value for name, value in components.items())
-        scored.append((memory, base, components, close))
+def _accesses_record(client, hits, now) -> None:
+    """One INSERT for the whole answer. Outside a transaction the read sends it with
+    ``synchronous_commit`` off in the same round trip: losing the last few rows in a crash
+    costs a usage count, so a read does not wait for the WAL flush."""
+    if connection.in_atomic_block:  # the caller's transaction decides how it commits
+        MemoryAccess.objects.bulk_create(
+            [MemoryAccess(memory=h.memory, client_id=client.pk, at=now) for h in hits]
+        )
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SET LOCAL synchronous_commit = off; "
+            "INSERT INTO memories_memoryaccess (memory_id, client_id, at, rolled_up) "
+            "SELECT unnest(%s::uuid[]), %s, %s, false",
+            [[h.memory.pk for h in hits], client.pk, now],
+        )
 
+
+def _select(rows, weights, k) -> list[Hit]:
+    """Greedy, like MMR: the best base score, less a penalty for repeating what the
+    answer already holds; duplicates are never returned."""
     chosen: list[Hit] = []
-    remaining = sorted(scored, key=lambda row: row[1], reverse=True)
+    remaining = list(rows)  # best base score first
     penalty = weights.get("redundancy", 0.0)
     while remaining and len(chosen) < k:
         best_index, best_score, best_redundancy = 0, -math.inf, 0.0
