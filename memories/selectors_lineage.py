@@ -151,8 +151,9 @@ def _route(edges: list[Edge]) -> None:
         taken[lane].append((low, high))
         x = GUTTER - 2
         bulge = x - 14 - lane * LANE_STEP
-        if edge.source.mid > edge.target.mid:
-            y1, y2 = edge.source.mid - 6, edge.target.mid + 6
-        else:
-            y1, y2 = edge.source.mid + 6, edge.target.mid - 6
+        # Each lane attaches a little further from the middle, so two edges between the
+        # same pair (a conflict later settled by an update) keep apart to their arrowheads.
+        off = min(6 + 10 * lane, NODE_H // 2 - 4)
+        step = off if edge.source.mid < edge.target.mid else -off
+        y1, y2 = edge.source.mid + step, edge.target.mid - step
         edge.path = f"M {x} {y1} C {bulge} {y1}, {bulge} {y2}, {x - 4} {y2}"

@@ -14,7 +14,9 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
@@ -171,7 +173,13 @@ def memory_tier(request, memory_id):
         error = "Choose a tier from the list."
     if request.htmx:
         context = _tier_context(request.user, memory, form, error=error, notice=notice)
-        return render(request, "memories/memory_detail.html#tier-panel", context)
+        # The panel in place, and the tier badge at the top of the page out of band.
+        return HttpResponse(
+            render_to_string("memories/memory_detail.html#tier-panel", context, request)
+            + render_to_string(
+                "memories/memory_detail.html#memory-badges", {**context, "oob": True}, request
+            )
+        )
     if error:
         messages.error(request, error)
     else:

@@ -180,6 +180,16 @@ def test_supervisor_resolves_a_conflict_and_the_old_memory_leaves_search(page, p
     assert "Prefers to be contacted by phone." in results.inner_text()
     assert "Prefers to be contacted by email." not in results.inner_text()
 
+    # The winner matters: the supervisor pins it in the core tier from its page.
+    results.get_by_role("link", name="Prefers to be contacted by phone.").click()
+    page.get_by_label("Move to tier").select_option("core")
+    page.get_by_label("Reason (goes in the audit trail)").fill("Needed in every call.")
+    page.get_by_role("button", name="Set tier").click()
+    page.get_by_text("Moved from recall to core and pinned.").wait_for()
+    shot(page, "memory-supervisor")
+    new.refresh_from_db()
+    assert (new.tier, new.tier_pinned) == ("core", True)
+
 
 @pytest.fixture
 def candidate(personas):

@@ -106,6 +106,7 @@ def test_lineage_layout_is_chronological_with_curves_in_the_gutter(personas, cha
         n.memory.created_at for n in lineage.nodes
     )
     assert all(e.path.startswith(f"M {lineage.gutter - 2} ") for e in lineage.edges)
+    assert len({e.path.split(",")[-1] for e in lineage.edges}) == len(lineage.edges)
     assert lineage.height == 8 * 2 + 5 * 84 - 26
 
 
@@ -143,7 +144,10 @@ def test_tier_override_permissions(client, personas, chain, persona):
             "Key preference.",
             {"from": "recall", "to": "core", "pinned": True},
         )
-        assert "Moved from recall to core and pinned." in response.content.decode()
+        body = response.content.decode()
+        assert "Moved from recall to core and pinned." in body
+        assert 'id="memory-badges" hx-swap-oob="true"' in body
+        assert '<span class="badge tier-core">core · pinned</span>' in body
     else:
         assert db_state() == before
 
