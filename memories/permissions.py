@@ -124,3 +124,95 @@ def memory_for_write(user, tenant: Tenant, memory_id):
     if not can_write_client_memory(user, memory.client):
         raise PermissionDenied("This role has read-only access to memory.")
     return memory
+
+
+# --- Curation UI (issue #7) ---------------------------------------------------------
+# Pages address clients, memories and review items by id across the tenants a user
+# belongs to; reviewing (decisions, tier overrides) is for supervisors and admins.
+
+REVIEWER_ROLES = frozenset({Role.ADMIN, Role.SUPERVISOR})
+
+
+def tenants_of(user) -> QuerySet[Tenant]:
+    """The tenants ``user`` belongs to (every tenant for a superuser)."""
+    if not user.is_authenticated:
+        return Tenant.objects.none()
+    if user.is_superuser:
+        return Tenant.objects.all()
+    return Tenant.objects.filter(memberships__user=user)
+
+
+def can_browse_clients(user, tenant: Tenant) -> bool:
+    return role_in(user, tenant) in WRITER_ROLES
+
+
+def can_review(user, tenant: Tenant) -> bool:
+    return role_in(user, tenant) in REVIEWER_ROLES
+
+
+def can_read_history(user, client: Client) -> bool:
+    """Events, sessions and evidence (the raw record) are for those who read every tier."""
+    return not readable_tiers(user, client)
+
+
+def own_client(user) -> Client | None:
+    """The client record linked to ``user``'s own login (client, prospect, heir), if any."""
+    if not user.is_authenticated:
+        return None
+    client = Client.objects.filter(user=user).select_related("tenant").first()
+    if client is None or not clients_visible_to(user, client.tenant).filter(pk=client.pk).exists():
+        return None
+    return client
+
+
+def client_for_page(user, client_id) -> Client:
+    """The client ``client_id`` if ``user`` may see it, else 404 (missing or not theirs)."""
+    client = Client.objects.filter(pk=client_id).select_related("tenant").first()
+    if client is None or not clients_visible_to(user, client.tenant).filter(pk=client.pk).exists():
+        raise Http404("Client not found.")
+    return client
+
+
+def memory_for_page(user, memory_id):
+    """The memory ``memory_id`` if ``user`` may see it, else 404."""
+    from memories.models import Memory
+
+    tenant_id = Memory.objects.filter(pk=memory_id).values_list("tenant_id", flat=True).first()
+    if tenant_id is None:
+        raise Http404("Memory not found.")
+    tenant = Tenant.objects.get(pk=tenant_id)
+    memory = memories_visible_to(user, tenant).filter(pk=memory_id).select_related("client").first()
+    if memory is None:
+        raise Http404("Memory not found.")
+    return memory
+
+
+def memory_for_tier_override(user, memory_id):
+    """404 if ``user`` may not see the memory, 403 if they may see it but not review."""
+    memory = memory_for_page(user, memory_id)
+    if not can_review(user, memory.tenant):
+        raise PermissionDenied("Only a supervisor or an admin can override a tier.")
+    return memory
+
+
+def reviewable(user, rows: QuerySet) -> QuerySet:
+    """``rows`` (anything with a ``tenant``) of the tenants where ``user`` reviews."""
+    if not user.is_authenticated:
+        return rows.none()
+    if user.is_superuser:
+        return rows
+    return rows.filter(tenant__memberships__user=user, tenant__memberships__role__in=REVIEWER_ROLES)
+
+
+def review_item_for_decision(user, rows: QuerySet, item_id):
+    """One review item of ``rows`` that ``user`` may decide: 404 unless they may see the
+    memories it is about, 403 if they may see them but not review."""
+    item = rows.filter(pk=item_id).select_related("tenant").first()
+    if item is None:
+        raise Http404("Review item not found.")
+    ids = {item.memory_id, item.other_memory_id} - {None}
+    if memories_visible_to(user, item.tenant).filter(pk__in=ids).count() != len(ids):
+        raise Http404("Review item not found.")
+    if not can_review(user, item.tenant):
+        raise PermissionDenied("Only a supervisor or an admin can decide review items.")
+    return item

@@ -2,8 +2,11 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from curation import urls as curation_urls
+from memories import urls_pages as memory_pages
 from memories import views
 from memories.urls import api_urlpatterns
+from profiles import urls_pages as profile_pages
 from profiles.urls import api_urlpatterns as profile_api_urlpatterns
 
 urlpatterns = [
@@ -12,6 +15,10 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("api/v1/", include((api_urlpatterns + profile_api_urlpatterns, "api"))),
+    path("api/v1/", include((curation_urls.api_urlpatterns, "curation_api"))),
+    path("", include((memory_pages.page_urlpatterns, "memories"))),
+    path("", include((profile_pages.page_urlpatterns, "profiles"))),
+    path("review/", include((curation_urls.page_urlpatterns, "curation"))),
 ]
 
 handler404 = "memories.api_errors.page_not_found"

@@ -19,6 +19,7 @@ OPERATIONS = {
     ("/api/v1/memories/{memory_id}/feedback/", "post"): "memory_feedback",
     ("/api/v1/memories/{memory_id}/history/", "get"): "memory_history",
     ("/api/v1/tools/", "get"): "tools",
+    ("/api/v1/review/{item_id}/decide/", "post"): "review_decide",
 }
 
 

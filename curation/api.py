@@ -1,0 +1,80 @@
+"""POST /api/v1/review/{id}/decide/: the review queue's decisions for agents and scripts,
+through the same service as the page's buttons."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from curation.models import ReviewItem
+from curation.services.review import review_decide
+from memories import permissions
+from memories.api import ERRORS, BaseApiView, _actor_label, tenant_of
+from memories.api_errors import error_body
+from memories.serializers import ErrorSerializer, StrictCharField, StrictSerializer
+
+
+class DecisionInSerializer(StrictSerializer):
+    decision = serializers.ChoiceField(
+        choices=[d for d in ReviewItem.Decision.values if d],
+        help_text="keep_old, accept_new, keep_both or merge for a conflict; "
+        "approve or reject for a promotion.",
+    )
+    reason = StrictCharField(max_length=2000, required=False, default="", allow_blank=True)
+
+
+class ReviewItemOutSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    type = serializers.CharField()
+    state = serializers.CharField()
+    decision = serializers.CharField()
+    reason = serializers.CharField()
+    memory = serializers.UUIDField()
+    other_memory = serializers.UUIDField(allow_null=True)
+    decided_by = serializers.CharField(allow_null=True)
+    decided_at = serializers.DateTimeField(allow_null=True)
+
+
+def review_item_data(item: ReviewItem) -> dict:
+    return {
+        "id": str(item.pk),
+        "type": item.type,
+        "state": item.state,
+        "decision": item.decision,
+        "reason": item.reason,
+        "memory": str(item.memory_id),
+        "other_memory": str(item.other_memory_id) if item.other_memory_id else None,
+        "decided_by": item.decided_by.get_username() if item.decided_by else None,
+        "decided_at": item.decided_at.isoformat() if item.decided_at else None,
+    }
+
+
+class ReviewDecideApi(BaseApiView):
+    @extend_schema(
+        request=DecisionInSerializer,
+        responses={200: ReviewItemOutSerializer, 409: ErrorSerializer, **ERRORS},
+        summary="Decide a conflict or a promotion waiting in the review queue",
+        operation_id="review_decide",
+    )
+    def post(self, request, item_id):
+        """A supervisor's decision. 409 when the item was already closed, or when its
+        memories changed meanwhile (it is then marked obsolete and nothing is decided)."""
+        tenant = tenant_of(request)
+        item = permissions.review_item_for_decision(
+            request.user, ReviewItem.objects.filter(tenant=tenant), item_id
+        )
+        serializer = DecisionInSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        item = review_decide(
+            item=item,
+            decision=serializer.validated_data["decision"],
+            reason=serializer.validated_data["reason"],
+            actor=request.user,
+            actor_label=_actor_label(request),
+        )
+        if item.state == ReviewItem.State.OBSOLETE:
+            return Response(
+                error_body("obsolete", f"Nothing was decided: {item.reason}."), status=409
+            )
+        return Response(review_item_data(item))

@@ -1,0 +1,54 @@
+"""Review decisions as the browser sends them."""
+
+from __future__ import annotations
+
+from django import forms
+
+from curation.models import ReviewItem
+
+CONFLICT_CHOICES = [
+    (d.value, d.label)
+    for d in (
+        ReviewItem.Decision.KEEP_OLD,
+        ReviewItem.Decision.ACCEPT_NEW,
+        ReviewItem.Decision.KEEP_BOTH,
+        ReviewItem.Decision.MERGE,
+    )
+]
+PROMOTION_CHOICES = [
+    (ReviewItem.Decision.APPROVE.value, "Approve"),
+    (ReviewItem.Decision.REJECT.value, "Reject"),
+]
+
+
+class DecisionForm(forms.Form):
+    decision = forms.ChoiceField(choices=CONFLICT_CHOICES + PROMOTION_CHOICES)
+    reason = forms.CharField(label="Reason", required=False, max_length=2000, strip=True)
+
+    def __init__(self, *args, item_type: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.item_type = item_type
+        self.fields["decision"].choices = (
+            CONFLICT_CHOICES if item_type == ReviewItem.Type.CONFLICT else PROMOTION_CHOICES
+        )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("decision") == ReviewItem.Decision.REJECT and not data.get("reason"):
+            self.add_error("reason", "Say why you reject it: the reason goes in the audit trail.")
+        return data
+
+
+class BulkDecisionForm(DecisionForm):
+    items = forms.ModelMultipleChoiceField(
+        queryset=ReviewItem.objects.none(),
+        error_messages={
+            "required": "Select at least one item first (the boxes beside each item).",
+            "invalid_choice": "An item you selected was decided meanwhile: reload the queue "
+            "and select again.",
+        },
+    )
+
+    def __init__(self, *args, items, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["items"].queryset = items

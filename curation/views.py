@@ -1,0 +1,169 @@
+"""The review queue: conflicts side by side and promotion candidates, decided one by one
+or in bulk. The decisions go through the same service as the API."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from curation.forms import BulkDecisionForm, DecisionForm
+from curation.models import ReviewItem
+from curation.selectors import with_evidence
+from curation.services.review import review_decide
+from memories import permissions
+from memories.api_errors import DomainError
+
+ITEMS_PER_PAGE = 10
+RECENT_DECISIONS = 8
+OUTCOMES = {
+    ReviewItem.Decision.ACCEPT_NEW: "The new statement was accepted; the old one is "
+    "superseded and no longer appears in search.",
+    ReviewItem.Decision.KEEP_OLD: "The old statement was kept; the new one is rejected "
+    "(superseded) and no longer appears in search.",
+    ReviewItem.Decision.KEEP_BOTH: "Both statements stay: they do not contradict each other.",
+    ReviewItem.Decision.MERGE: "The new statement was merged into the old one, whose evidence "
+    "now includes it.",
+    ReviewItem.Decision.APPROVE: "Approved: the memory is promoted.",
+    ReviewItem.Decision.REJECT: "Rejected: the memory stays as it was.",
+}
+
+
+def _reviewer(user) -> None:
+    if not any(permissions.can_review(user, t) for t in permissions.tenants_of(user)):
+        raise PermissionDenied("The review queue is for supervisors and admins.")
+
+
+def _type(value: str | None) -> str:
+    return value if value in ReviewItem.Type.values else ReviewItem.Type.CONFLICT
+
+
+def _open_counts(user) -> dict:
+    open_items = permissions.reviewable(user, ReviewItem.objects.all()).filter(
+        state=ReviewItem.State.OPEN
+    )
+    return {t: open_items.filter(type=t).count() for t in ReviewItem.Type.values}
+
+
+def _queue(request, item_type: str, **extra) -> dict:
+    scope = permissions.reviewable(request.user, ReviewItem.objects.all())
+    open_items = scope.filter(state=ReviewItem.State.OPEN)
+    counts = _open_counts(request.user)
+    items = (
+        open_items.filter(type=item_type)
+        .select_related("client", "memory", "other_memory")
+        .order_by("-created_at", "pk")
+    )
+    page = Paginator(items, ITEMS_PER_PAGE).get_page(request.GET.get("page"))
+    recent = (
+        scope.exclude(state=ReviewItem.State.OPEN)
+        .select_related("client", "decided_by", "memory")
+        .order_by("-decided_at", "-created_at")[:RECENT_DECISIONS]
+    )
+    return {
+        "type": item_type,
+        "counts": counts,
+        "page": page,
+        "items": with_evidence(list(page)),
+        "recent": recent,
+        "bulk_form": BulkDecisionForm(item_type=item_type, items=scope),
+        **extra,
+    }
+
+
+@login_required
+def review_queue(request):
+    _reviewer(request.user)
+    context = _queue(request, _type(request.GET.get("type")))
+    template = "curation/review_queue.html"
+    if request.htmx and request.htmx.target == "queue":
+        template += "#queue"
+    return render(request, template, context)
+
+
+@login_required
+@require_POST
+def review_decide_view(request, item_id):
+    item = permissions.review_item_for_decision(request.user, ReviewItem.objects.all(), item_id)
+    form = DecisionForm(request.POST, item_type=item.type)
+    error = ""
+    if form.is_valid():
+        try:
+            item = review_decide(
+                item=item,
+                decision=form.cleaned_data["decision"],
+                reason=form.cleaned_data["reason"],
+                actor=request.user,
+            )
+        except DomainError as exc:
+            error = exc.message
+    else:
+        error = " ".join(e for errors in form.errors.values() for e in errors)
+    if request.htmx:
+        item = ReviewItem.objects.select_related(
+            "client", "memory", "other_memory", "decided_by"
+        ).get(pk=item.pk)
+        item.outcome = _outcome(item)
+        context = {"item": with_evidence([item])[0], "error": error}
+        # The card in place, and the tab counts out of band.
+        counts = {"counts": _open_counts(request.user), "oob": True}
+        return HttpResponse(
+            render_to_string("curation/review_queue.html#review-card", context, request)
+            + render_to_string("curation/review_queue.html#count-conflict", counts, request)
+            + render_to_string("curation/review_queue.html#count-promotion", counts, request)
+        )
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, _outcome(item))
+    return redirect(f"{reverse('curation:queue')}?type={item.type}")
+
+
+def _outcome(item: ReviewItem) -> str:
+    if item.state == ReviewItem.State.OBSOLETE:
+        return f"Nothing was changed: this item no longer applies ({item.reason})."
+    return OUTCOMES.get(item.decision, "Decided.")
+
+
+@login_required
+@require_POST
+def review_bulk(request):
+    """One decision for many items of one type; each is its own transaction, so one that
+    was decided meanwhile does not undo the others."""
+    _reviewer(request.user)
+    item_type = _type(request.POST.get("type"))
+    scope = permissions.reviewable(request.user, ReviewItem.objects.all()).filter(
+        type=item_type, state=ReviewItem.State.OPEN
+    )
+    form = BulkDecisionForm(request.POST, item_type=item_type, items=scope)
+    results: list[tuple[ReviewItem, str]] = []
+    error = ""
+    if form.is_valid():
+        for item in form.cleaned_data["items"]:
+            try:
+                decided = review_decide(
+                    item=item,
+                    decision=form.cleaned_data["decision"],
+                    reason=form.cleaned_data["reason"],
+                    actor=request.user,
+                )
+            except DomainError as exc:
+                results.append((item, exc.message))
+            else:
+                results.append((decided, _outcome(decided)))
+    else:
+        error = " ".join(e for errors in form.errors.values() for e in errors)
+    if request.htmx:
+        context = _queue(request, item_type, bulk_results=results, bulk_error=error, oob=True)
+        return render(request, "curation/review_queue.html#queue", context)
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, f"{len(results)} items decided.")
+    return redirect(f"{reverse('curation:queue')}?type={item_type}")

@@ -1,0 +1,84 @@
+"""Forms of the pages: they validate browser input; the services do the work."""
+
+from __future__ import annotations
+
+from datetime import datetime, time
+
+from django import forms
+from django.utils import timezone
+
+from memories.models import LIVE_STATUSES, Kind, Status, Tier
+from memories.services.retrieval import Filters
+
+TIER_NAMES = [(t.value, t.value.title()) for t in Tier]
+STATUS_LIVE = "live"
+STATUS_ALL = "all"
+
+
+class MemoryFilterForm(forms.Form):
+    """What the client page's memory list shows: a search (the API's ranking) or the
+    newest memories, filtered by kind, tier, status and time."""
+
+    q = forms.CharField(label="Search", required=False, max_length=500, strip=True)
+    kind = forms.ChoiceField(
+        label="Kind", required=False, choices=[("", "Any kind"), *Kind.choices]
+    )
+    tier = forms.ChoiceField(label="Tier", required=False, choices=[("", "Any tier"), *TIER_NAMES])
+    status = forms.ChoiceField(
+        label="Status",
+        required=False,
+        choices=[(STATUS_LIVE, "Live"), *Status.choices, (STATUS_ALL, "Any status")],
+    )
+    since = forms.DateField(
+        label="From", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    until = forms.DateField(
+        label="To", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+
+    def clean(self):
+        data = super().clean()
+        since, until = data.get("since"), data.get("until")
+        if since and until and since > until:
+            self.add_error("until", "The end date is before the start date: swap them.")
+        return data
+
+    def statuses(self) -> tuple[str, ...]:
+        status = self.cleaned_data.get("status") or STATUS_LIVE
+        if status == STATUS_LIVE:
+            return tuple(LIVE_STATUSES)
+        if status == STATUS_ALL:
+            return tuple(Status.values)
+        return (status,)
+
+    def filters(self, *, readable_tiers: tuple[str, ...] = ()) -> Filters:
+        data = self.cleaned_data
+        tier = (data["tier"],) if data.get("tier") else ()
+        if readable_tiers:
+            tier = tuple(t for t in tier if t in readable_tiers) or readable_tiers
+        status = data.get("status") or STATUS_LIVE
+        return Filters(
+            tier=tier,
+            kind=(data["kind"],) if data.get("kind") else (),
+            # live is the search's own default, which also leaves out expired memories
+            status=() if status == STATUS_LIVE else self.statuses(),
+            since=_day_start(data.get("since")),
+            until=_day_end(data.get("until")),
+        )
+
+
+def _day_start(day):
+    return timezone.make_aware(datetime.combine(day, time.min)) if day else None
+
+
+def _day_end(day):
+    return timezone.make_aware(datetime.combine(day, time.max)) if day else None
+
+
+class TierForm(forms.Form):
+    tier = forms.ChoiceField(label="Tier", choices=TIER_NAMES)
+    pin = forms.BooleanField(
+        label="Pin: automatic moves leave it here", required=False, initial=True
+    )
+    reason = forms.CharField(label="Reason", required=False, max_length=300)

@@ -1,0 +1,277 @@
+"""The review queue page, one decision (htmx and plain POST) and bulk decisions, per persona."""
+
+import importlib.util
+
+import pytest
+from django.urls import reverse
+
+from curation.models import ReviewItem
+from memories.models import AuditEntry, Memory
+from tests import factories
+from tests.dbstate import db_state
+
+pytestmark = pytest.mark.django_db
+
+PERSONAS = ["advisor", "advisor2", "outsider", "supervisor", "admin", "client_user", "heir"]
+QUEUE = {p: 403 for p in PERSONAS} | {"supervisor": 200, "admin": 200}
+# An item about emma: advisor sees emma's memories but may not decide (403); the client
+# reads only her core tier, so the recall memories of the item are not hers to see (404).
+DECIDE = {
+    "advisor": 403,
+    "advisor2": 404,
+    "outsider": 404,
+    "supervisor": 200,
+    "admin": 200,
+    "client_user": 404,
+    "heir": 404,
+}
+
+
+@pytest.fixture
+def conflict(personas):
+    event_old = factories.EventFactory(client=personas.client, content="Email is best for me.")
+    event_new = factories.EventFactory(client=personas.client, content="Actually, call me.")
+    old = factories.MemoryFactory(
+        client=personas.client, content="Prefers email.", evidence=[event_old], confidence=0.9
+    )
+    new = factories.MemoryFactory(
+        client=personas.client, content="Prefers phone.", evidence=[event_new], confidence=0.6
+    )
+    return factories.ReviewItemFactory(memory=new, other_memory=old)
+
+
+@pytest.fixture
+def promotion(personas):
+    memory = factories.MemoryFactory(client=personas.client, content="Never invests in crypto.")
+    return factories.ReviewItemFactory(
+        memory=memory,
+        other_memory=None,
+        type="promotion",
+        score=0.83,
+        recommended=True,
+        score_components={"evidence": 0.9, "recency": {"value": 0.5, "weight": 0.2}},
+    )
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_queue_permissions(client, personas, conflict, persona):
+    client.force_login(getattr(personas, persona))
+    before = db_state()
+    response = client.get(reverse("curation:queue"))
+    assert response.status_code == QUEUE[persona]
+    assert db_state() == before
+    if response.status_code == 200:
+        assert "curation/review_queue.html" in [t.name for t in response.templates]
+        assert [i.pk for i in response.context["items"]] == [conflict.pk]
+
+
+def test_queue_shows_conflicts_side_by_side_with_evidence(client, personas, conflict):
+    client.force_login(personas.supervisor)
+    page = client.get(reverse("curation:queue")).content.decode()
+    assert page.index("Prefers email.") < page.index("Prefers phone.")  # old left, new right
+    assert "Email is best for me." in page and "Actually, call me." in page
+    assert "0.90" in page and "0.60" in page  # confidence
+    for label in ("Keep old", "Accept new", "Keep both", "Merge"):
+        assert f">{label}</button>" in page
+    assert response_counts(client) == {"conflict": 1, "promotion": 0}
+
+
+def response_counts(client):
+    return client.get(reverse("curation:queue")).context["counts"]
+
+
+def test_queue_shows_promotion_score_components(client, personas, promotion):
+    client.force_login(personas.supervisor)
+    page = client.get(reverse("curation:queue"), {"type": "promotion"}).content.decode()
+    assert "Never invests in crypto." in page
+    assert "Promotion score 0.83" in page and "recommended" in page
+    assert '<th scope="row">Evidence</th>' in page and 'style="width: 90%"' in page
+    assert '<th scope="row">Recency</th>' in page and "0.20" in page
+
+
+def test_another_tenants_items_are_not_listed(client, personas):
+    foreign = factories.MemoryFactory(client=personas.foreign_client, content="Globex fact.")
+    factories.ReviewItemFactory(memory=foreign)
+    client.force_login(personas.supervisor)
+    response = client.get(reverse("curation:queue"))
+    assert response.context["items"] == []
+    assert "No conflicts are waiting." in response.content.decode()
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_decide_permissions(client, personas, conflict, persona):
+    client.force_login(getattr(personas, persona))
+    before = db_state()
+    response = client.post(
+        reverse("curation:decide", args=[conflict.pk]),
+        {"decision": "accept_new", "reason": "Confirmed by phone."},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == DECIDE[persona]
+    if response.status_code != 200:
+        assert db_state() == before
+        return
+    conflict.refresh_from_db()
+    assert (conflict.state, conflict.decision, conflict.decided_by) == (
+        "decided",
+        "accept_new",
+        getattr(personas, persona),
+    )
+    assert Memory.objects.get(pk=conflict.other_memory_id).status == "superseded"
+    body = response.content.decode()
+    assert "The new statement was accepted" in body
+    assert "<html" not in body  # the card alone, swapped in place
+    assert '<span class="count" id="count-conflict" hx-swap-oob="true">0</span>' in body
+
+
+def test_decide_without_htmx_redirects_to_the_queue_with_the_outcome(client, personas, conflict):
+    client.force_login(personas.supervisor)
+    response = client.post(
+        reverse("curation:decide", args=[conflict.pk]), {"decision": "keep_old"}, follow=True
+    )
+    assert response.redirect_chain == [(reverse("curation:queue") + "?type=conflict", 302)]
+    assert "The old statement was kept" in response.content.decode()
+    assert Memory.objects.get(pk=conflict.memory_id).status == "superseded"
+
+
+def test_deciding_twice_says_to_reload(client, personas, conflict):
+    client.force_login(personas.supervisor)
+    url = reverse("curation:decide", args=[conflict.pk])
+    client.post(url, {"decision": "keep_both"}, HTTP_HX_REQUEST="true")
+    before = db_state()
+    response = client.post(url, {"decision": "accept_new"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    assert "already closed (Keep both). Reload the queue" in response.content.decode()
+    assert db_state() == before
+
+
+def test_an_obsolete_item_changes_nothing_and_says_so(client, personas, conflict):
+    Memory.objects.filter(pk=conflict.other_memory_id).update(status="deleted")
+    client.force_login(personas.supervisor)
+    response = client.post(
+        reverse("curation:decide", args=[conflict.pk]),
+        {"decision": "accept_new"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert "Nothing was changed: this item no longer applies" in response.content.decode()
+    assert Memory.objects.get(pk=conflict.memory_id).status == "active"
+
+
+def test_a_wrong_decision_for_the_type_is_refused(client, personas, conflict):
+    client.force_login(personas.supervisor)
+    before = db_state()
+    response = client.post(
+        reverse("curation:decide", args=[conflict.pk]),
+        {"decision": "approve"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert "Select a valid choice. approve is not one of the available choices." in (
+        response.content.decode()
+    )
+    assert db_state() == before
+
+
+def test_rejecting_a_promotion_needs_a_reason(client, personas, promotion):
+    client.force_login(personas.supervisor)
+    before = db_state()
+    response = client.post(
+        reverse("curation:decide", args=[promotion.pk]),
+        {"decision": "reject"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert "Say why you reject it" in response.content.decode()
+    assert db_state() == before
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_bulk_permissions(client, personas, conflict, persona):
+    client.force_login(getattr(personas, persona))
+    before = db_state()
+    response = client.post(
+        reverse("curation:bulk"),
+        {"type": "conflict", "items": [conflict.pk], "decision": "keep_both"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == QUEUE[persona]
+    if response.status_code != 200:
+        assert db_state() == before
+
+
+def test_bulk_decides_each_selected_item(client, personas, conflict):
+    other = factories.ReviewItemFactory(
+        memory=factories.MemoryFactory(client=personas.parent, content="Likes bonds."),
+        other_memory=factories.MemoryFactory(client=personas.parent, content="Hates bonds."),
+    )
+    untouched = factories.ReviewItemFactory(
+        memory=factories.MemoryFactory(client=personas.parent, content="A."),
+        other_memory=factories.MemoryFactory(client=personas.parent, content="B."),
+    )
+    client.force_login(personas.supervisor)
+    response = client.post(
+        reverse("curation:bulk"),
+        {
+            "type": "conflict",
+            "items": [conflict.pk, other.pk],
+            "decision": "keep_both",
+            "reason": "Not contradictions.",
+        },
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "2 items handled" in body
+    assert set(
+        ReviewItem.objects.filter(state="decided").values_list("pk", "decision", "reason")
+    ) == {
+        (conflict.pk, "keep_both", "Not contradictions."),
+        (other.pk, "keep_both", "Not contradictions."),
+    }
+    untouched.refresh_from_db()
+    assert untouched.state == "open"
+    assert AuditEntry.objects.filter(action="review.decide").count() == 2
+
+
+def test_bulk_refuses_items_of_another_tenant(client, personas, conflict):
+    foreign = factories.ReviewItemFactory(
+        memory=factories.MemoryFactory(client=personas.foreign_client, content="X."),
+        other_memory=factories.MemoryFactory(client=personas.foreign_client, content="Y."),
+    )
+    client.force_login(personas.supervisor)
+    before = db_state()
+    response = client.post(
+        reverse("curation:bulk"),
+        {"type": "conflict", "items": [conflict.pk, foreign.pk], "decision": "keep_both"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert "An item you selected was decided meanwhile" in response.content.decode()
+    assert db_state() == before
+
+
+def test_bulk_with_nothing_selected_says_what_to_do(client, personas, conflict):
+    client.force_login(personas.supervisor)
+    response = client.post(
+        reverse("curation:bulk"),
+        {"type": "conflict", "decision": "keep_both"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert "Select at least one item first" in response.content.decode()
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("curation.services.promotion") is not None,
+    reason="promotion_decide is installed: tests/test_e2e_browser.py approves one",
+)
+def test_approving_without_the_promotion_service_says_so_and_changes_nothing(
+    client, personas, promotion
+):
+    client.force_login(personas.supervisor)
+    before = db_state()
+    response = client.post(
+        reverse("curation:decide", args=[promotion.pk]),
+        {"decision": "approve"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert "Promotion decisions are not available in this installation yet." in (
+        response.content.decode()
+    )
+    assert db_state() == before
