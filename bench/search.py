@@ -8,7 +8,12 @@ default filters) beside, in the same run and on the same table,
 
 The data set (memories across clients, a few of them very large) is built once per size
 in its own tenant and reused by later runs; an interrupted build resumes where it stopped.
-Vectors come from the real local model: each distinct generated sentence is embedded once.
+Each memory is two generated sentences, so that nearly every memory is distinct, as real
+memories are (a corpus of a few thousand sentences repeated a million times would crowd
+the HNSW graph with identical vectors, which no real tenant does). Vectors come from the
+real local model: each distinct sentence is embedded once and a memory's vector is the
+normalised sum of its two sentences' vectors (the model embeds ~100 texts/s on this
+machine, so embedding a million distinct texts would take hours).
 """
 
 from __future__ import annotations
@@ -124,8 +129,9 @@ def client_sizes(total: int, clients: int) -> list[int]:
 
 
 def build(total: int, clients: int):
-    tenant = tenant_get_or_create(slug=f"bench-search-{total}")
-    user = member_ensure(tenant=tenant, username=f"bench-search-{total}", role=Role.SUPERVISOR)
+    slug = f"bench-search-v2-{total}"
+    tenant = tenant_get_or_create(slug=slug)
+    user = member_ensure(tenant=tenant, username=slug, role=Role.SUPERVISOR)
     space, _ = EmbeddingSpace.objects.get_or_create(
         provider="local", model="all-MiniLM-L6-v2", defaults={"dimension": 384}
     )
@@ -140,12 +146,19 @@ def build(total: int, clients: int):
         if have >= size:
             continue
         rng = random.Random(number * 7919 + have)
-        texts = [sentence(rng) for _ in range(size - have)]
-        missing = [t for t in set(texts) if t not in cache]
+        pairs = [(sentence(rng), sentence(rng)) for _ in range(size - have)]
+        missing = sorted({text for pair in pairs for text in pair} - cache.keys())
         for start in range(0, len(missing), 512):
             chunk = missing[start : start + 512]
-            cache.update(zip(chunk, chain.embed(chunk).vectors, strict=True))
-        _insert(tenant, client_id, space, texts, cache, rng)
+            cache.update(
+                zip(chunk, np.asarray(chain.embed(chunk).vectors, dtype=np.float32), strict=True)
+            )
+        texts = [f"{first} {second}" for first, second in pairs]
+        vectors = []
+        for first, second in pairs:
+            vector = cache[first] + cache[second]
+            vectors.append(vector / np.linalg.norm(vector))
+        _insert(tenant, client_id, space, texts, vectors, rng)
         if number % max(1, len(sizes) // 20) == 0:
             done = Memory.objects.filter(tenant=tenant).count()
             print(f"  built {done}/{total} memories ({time.perf_counter() - started:.0f} s)")
@@ -158,7 +171,7 @@ def build(total: int, clients: int):
     return tenant, user, space, sizes
 
 
-def _insert(tenant, client_id, space, texts, cache, rng):
+def _insert(tenant, client_id, space, texts, vectors, rng):
     """COPY into staging, then one INSERT … SELECT that computes the full-text vectors."""
     now = time.time()
     with transaction.atomic(), connection.cursor() as cursor:
@@ -172,7 +185,7 @@ def _insert(tenant, client_id, space, texts, cache, rng):
         with cursor.cursor.copy(
             "COPY bench_rows (id, content, folded, hash, seen, usage, vector) FROM STDIN"
         ) as copy:
-            for text in texts:
+            for text, vector in zip(texts, vectors, strict=True):
                 seen = datetime.fromtimestamp(now - rng.uniform(0, 365 * 86400), tz=UTC)
                 copy.write_row(
                     (
@@ -182,7 +195,7 @@ def _insert(tenant, client_id, space, texts, cache, rng):
                         content_hash(text),
                         seen,
                         rng.randint(0, 30),
-                        "[" + ",".join(map(str, cache[text])) + "]",
+                        "[" + ",".join(f"{x:.7g}" for x in vector) + "]",
                     )
                 )
         cursor.execute(

@@ -155,7 +155,7 @@ def test_the_search_statement_uses_the_indexes(personas, remember):
     remember("Prefers email.")
     with CaptureQueriesContext(connection) as ctx:
         memories_search(client=personas.client, query="prefers email", record_access=False)
-    (sql,) = [q["sql"] for q in ctx.captured_queries if q["sql"].startswith("WITH pool")]
+    (sql,) = [q["sql"] for q in ctx.captured_queries if q["sql"].startswith("WITH ")]
     assert "ORDER BY (vector::vector(384)) <=>" in sql  # the vector candidates
     assert "search_vector @@ (q && " in sql  # the full-text candidates
     plan = _explain(sql, None)

@@ -206,16 +206,31 @@ def _scored_candidates(client, space, vector, tsquery, filters, weights, now, k)
     """
     pool = max(4 * k, 40)
     where, where_params = _filter_sql(filters, now)
-    sources, params = [], []
+    ctes, sources, params = [], [], []
     if space is not None:
         literal = _literal(vector)
-        sources.append(
+        candidates = (
             "SELECT e.memory_id AS id FROM memories_memoryembedding e "  # noqa: S608
             "JOIN memories_memory m ON m.id = e.memory_id "
-            f"WHERE e.space_id = %s AND e.client_id = %s AND {where} "
-            f"ORDER BY {space.distance_sql()} LIMIT %s"
+            f"WHERE e.space_id = %s AND e.client_id = %s AND {where} ORDER BY "
         )
+        ctes.append(f"nearest AS MATERIALIZED ({candidates}{space.distance_sql()} LIMIT %s)")
         params += [space.pk, client.pk, *where_params, literal, pool]
+        sources.append("SELECT id FROM nearest")
+        # An approximate index can come back short: a graph crowded with identical vectors
+        # (the same sentence said by many clients) may strand the scan far from this
+        # client's rows. Then, and only then, the client's rows are compared one by one
+        # (the uncorrelated condition skips this branch without running it).
+        sources.append(
+            # OFFSET 0 keeps the distances a subquery of their own: the sort then moves
+            # (id, distance) pairs, not whole vectors.
+            "SELECT id FROM (SELECT d.id FROM (SELECT e.memory_id AS id, "
+            "e.vector <=> (%s)::vector AS distance FROM memories_memoryembedding e "
+            "WHERE e.space_id = %s AND e.client_id = %s OFFSET 0) d "
+            f"JOIN memories_memory m ON m.id = d.id WHERE m.client_id = %s AND {where} "
+            "ORDER BY d.distance LIMIT %s) exact WHERE (SELECT count(*) FROM nearest) < %s"
+        )
+        params += [literal, space.pk, client.pk, client.pk, *where_params, pool, pool]
     if tsquery:
         config = client.tenant.language
         sources.append(
@@ -254,7 +269,7 @@ def _scored_candidates(client, space, vector, tsquery, filters, weights, now, k)
     columns = ", ".join(f"m.{name}" for name in _SCORED_COLUMNS)
     union = " UNION ".join(f"({source})" for source in sources)
     sql = (
-        f"WITH pool AS ({union}), "  # noqa: S608 (model-built)
+        f"WITH {''.join(cte + ', ' for cte in ctes)}pool AS ({union}), "  # noqa: S608
         f"scored AS (SELECT {columns}, {vector_column} AS vector, {semantic} AS c_semantic, "
         f"{text} AS c_text, power(0.5, greatest(0, extract(epoch FROM %s - m.last_seen_at)"
         "::float8 / 86400) / %s) AS c_recency, "
