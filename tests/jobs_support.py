@@ -89,3 +89,12 @@ def crash_on_call(monkeypatch, target: str, number: int) -> None:
         return original(*args, **kwargs)
 
     monkeypatch.setattr(module, attribute, wrapper)
+
+
+def local_space():
+    """The local model's embedding space, with its index. Jobs embed what they write;
+    creating a space builds an index, which PostgreSQL refuses inside a transaction that
+    already inserted vectors (as a test's does), so tests create it first."""
+    from memories.services.embeddings import get_chain, space_for
+
+    return space_for(get_chain().embed(["warm up"]))
