@@ -28,7 +28,7 @@ def _memory(client, content, *, restated=0, reads=0, sessions=1, days=40, **fiel
             dup_count=restated,
             **fields,
         )
-        for n in range(sessions):
+        for _ in range(sessions):
             session = factories.SessionFactory(client=client)
             factories.EvidenceFactory(memory=memory, event__session=session)
     Memory.objects.filter(pk=memory.pk).update(evidence_count=sessions)

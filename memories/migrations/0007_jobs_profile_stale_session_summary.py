@@ -4,25 +4,40 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memories', '0006_search_vector_client_lexeme'),
+        ("memories", "0006_search_vector_client_lexeme"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='client',
-            name='profile_stale_since',
-            field=models.DateTimeField(blank=True, editable=False, help_text='Memory changed since the profile was built; the refresh clears it. Many writes mark it once, so they queue one refresh, not one each.', null=True),
+            model_name="client",
+            name="profile_stale_since",
+            field=models.DateTimeField(
+                blank=True,
+                editable=False,
+                help_text="Memory changed since the profile was built; the refresh clears it. Many writes mark it once, so they queue one refresh, not one each.",
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='session',
-            name='summarized_at',
-            field=models.DateTimeField(blank=True, help_text='When the episode summary job last summarised it.', null=True),
+            model_name="session",
+            name="summarized_at",
+            field=models.DateTimeField(
+                blank=True, help_text="When the episode summary job last summarised it.", null=True
+            ),
         ),
         migrations.AlterField(
-            model_name='jobrun',
-            name='outcome',
-            field=models.CharField(choices=[('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('skipped', 'Skipped (the same job was already running)')], default='running', max_length=16),
+            model_name="jobrun",
+            name="outcome",
+            field=models.CharField(
+                choices=[
+                    ("running", "Running"),
+                    ("succeeded", "Succeeded"),
+                    ("failed", "Failed"),
+                    ("skipped", "Skipped (the same job was already running)"),
+                ],
+                default="running",
+                max_length=16,
+            ),
         ),
     ]
