@@ -24,9 +24,7 @@ def frozen():
 
 
 def _memory(client, content, *, ago=timedelta(0), **fields):
-    return factories.MemoryFactory(
-        client=client, content=content, observed_at=NOW - ago, **fields
-    )
+    return factories.MemoryFactory(client=client, content=content, observed_at=NOW - ago, **fields)
 
 
 @pytest.fixture
@@ -53,12 +51,8 @@ def ttl_world(personas, frozen):
             _memory(c, "I met James for coffee on Friday.", kind="episodic", ago=13 * DAY)
         ),
         "ep_raw": _memory(c, "I visited the Leeds office.", kind="episodic", ago=15 * DAY),
-        "gone": _memory(
-            c, "Lunch on Sunday.", expires_at=NOW - DAY, status="superseded"
-        ),
-        "foreign": _memory(
-            personas.foreign_client, "Call on Monday.", expires_at=NOW - DAY
-        ),
+        "gone": _memory(c, "Lunch on Sunday.", expires_at=NOW - DAY, status="superseded"),
+        "foreign": _memory(personas.foreign_client, "Call on Monday.", expires_at=NOW - DAY),
         "derived": derived,
     }
     return w
@@ -131,8 +125,12 @@ def test_two_workers_sweep_each_memory_once(personas, settings):
     settings.MEMORYHUB = {"JOB_BATCH_SIZE": 2}
     with time_machine.travel(NOW, tick=False):
         stale = [
-            _memory(client, f"Build {n} for {client.external_ref} is running.",
-                    kind="operational", ago=2 * DAY)
+            _memory(
+                client,
+                f"Build {n} for {client.external_ref} is running.",
+                kind="operational",
+                ago=2 * DAY,
+            )
             for client in (personas.client, personas.parent, personas.heir_client)
             for n in range(5)
         ]
