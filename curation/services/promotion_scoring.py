@@ -44,7 +44,7 @@ from memories.models import (
     Tenant,
 )
 from memories.services.audit import audit_entry
-from memories.services.jobs import JobCounts
+from memories.services.jobs import JobCounts, batches
 
 PROMOTABLE_KINDS = (
     Kind.SEMANTIC,
@@ -109,17 +109,18 @@ def promotions_score(*, tenant_id=None, counts: JobCounts) -> None:
     )
     if tenant_id is not None:
         scored = scored.filter(tenant_id=tenant_id)
-    size, last = int(setting("JOB_BATCH_SIZE")), None
-    while True:
+    # The ids first, then a batch of them at a time: one scan of the table in all, where
+    # "the next batch after this id" would scan and sort the rest again for every batch.
+    ids = list(scored.order_by("pk").values_list("pk", flat=True))
+    for chunk in batches(ids, int(setting("JOB_BATCH_SIZE"))):
         with transaction.atomic():
-            page = scored if last is None else scored.filter(pk__gt=last)
             rows = list(
-                page.order_by("pk").select_for_update(skip_locked=True).values_list(*_FIELDS)[:size]
+                scored.filter(pk__in=chunk)
+                .select_for_update(skip_locked=True)
+                .values_list(*_FIELDS)
             )
-            if not rows:
-                return
-            last = rows[-1][0]
-            _score_batch([dict(zip(_FIELDS, row, strict=True)) for row in rows], now, counts)
+            if rows:
+                _score_batch([dict(zip(_FIELDS, row, strict=True)) for row in rows], now, counts)
 
 
 def _score_batch(rows: list[dict], now, counts: JobCounts) -> None:

@@ -28,7 +28,7 @@ from memories.models import (
     Status,
 )
 from memories.services.audit import audit_entry
-from memories.services.jobs import JobCounts
+from memories.services.jobs import JobCounts, batches
 from memories.services.staleness import clients_mark_profile_stale
 
 
@@ -104,34 +104,23 @@ def decay_sweep(*, tenant_id=None, counts: JobCounts) -> None:
 
 def _refresh_freshness(tenant_id, now, rate: float) -> int:
     """One UPDATE per batch of rows, only where the value moved by at least 0.005."""
-    batch, updated, last = int(setting("JOB_BATCH_SIZE")) * 5, 0, None
-    tenant_sql = "AND tenant_id = %s" if tenant_id is not None else ""
-    while True:
+    live = Memory.objects.filter(status__in=LIVE_STATUSES)
+    if tenant_id is not None:
+        live = live.filter(tenant_id=tenant_id)
+    ids = list(live.order_by("pk").values_list("pk", flat=True))
+    updated = 0
+    for chunk in batches(ids, int(setting("JOB_BATCH_SIZE")) * 5):
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(
-                "WITH batch AS (SELECT id, 1.0 / (1.0 + %s * GREATEST(0, EXTRACT(EPOCH FROM "  # noqa: S608
+                "UPDATE memories_memory SET freshness = round(f.fresh::numeric, 4) FROM ("
+                "SELECT id, 1.0 / (1.0 + %s * GREATEST(0, EXTRACT(EPOCH FROM "
                 "(%s - GREATEST(last_accessed_at, last_seen_at))) / 86400.0)) AS fresh "
-                "FROM memories_memory WHERE status = ANY(%s) "
-                f"{tenant_sql} AND (%s::uuid IS NULL OR id > %s::uuid) "
-                "ORDER BY id LIMIT %s), "
-                "moved AS (UPDATE memories_memory m SET freshness = round(b.fresh::numeric, 4) "
-                "FROM batch b WHERE m.id = b.id AND abs(m.freshness - b.fresh) >= 0.005 "
-                "RETURNING 1) "
-                "SELECT (SELECT max(id::text) FROM batch), (SELECT count(*) FROM moved)",
-                [
-                    rate,
-                    now,
-                    list(LIVE_STATUSES),
-                    *([tenant_id] if tenant_id is not None else []),
-                    last,
-                    last,
-                    batch,
-                ],
+                "FROM memories_memory WHERE id = ANY(%s) AND status = ANY(%s)) f "
+                "WHERE memories_memory.id = f.id AND abs(freshness - f.fresh) >= 0.005",
+                [rate, now, chunk, list(LIVE_STATUSES)],
             )
-            last, moved = cursor.fetchone()
-        updated += moved
-        if last is None:
-            return updated
+            updated += cursor.rowcount
+    return updated
 
 
 def _invalidate(queryset, *, status: str, reason: str, now, job: str) -> int:
