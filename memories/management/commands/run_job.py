@@ -1,3 +1,5 @@
+import logging
+
 from django.core.management.base import BaseCommand, CommandError
 
 from memories.models import JobRun, Tenant
@@ -12,6 +14,8 @@ class Command(BaseCommand):
         parser.add_argument("--tenant", metavar="SLUG", help="only this tenant's data")
 
     def handle(self, *args, name, tenant=None, **opts):
+        # The summaries go to stdout below; the runner's own log line would repeat them.
+        logging.getLogger("memories.services.jobs").setLevel(logging.WARNING)
         tenant_id = None
         if tenant:
             found = Tenant.objects.filter(slug=tenant).values_list("pk", flat=True).first()
