@@ -1,7 +1,12 @@
 """django-q2 doorways: take ids, call a service."""
 
 from curation.services.review import conflict_reviews_open as _conflict_reviews_open
+from memories.services.jobs import job_run, job_summary
 
 
 def conflict_reviews_open(relation_ids: list[int]) -> int:
     return len(_conflict_reviews_open(relation_ids=relation_ids))
+
+
+def score_promotions(tenant_id: str | None = None) -> str:
+    return job_summary(job_run("score_promotions", tenant_id=tenant_id))

@@ -33,8 +33,59 @@ DEFAULTS: dict[str, Any] = {
     # read path
     "RANKING_WEIGHTS": {},  # overrides of retrieval.DEFAULT_WEIGHTS, e.g. {"recency": 0.2}
     "RECENCY_HALF_LIFE_DAYS": 14.0,
-    # tiers
+    "RANK_EVIDENCE_WEIGHT": 0.05,  # the ranking refresh adds evidence to the read weights
+    # tiers (seed 000 §1.1)
     "CORE_TIER_MAX_BYTES": 2048,
+    "TIER_CORE_MIN_ACCESSES": 5,  # recall → core: accessed at least this often …
+    "TIER_CORE_WINDOW_DAYS": 7,  # … within this many days …
+    "TIER_CORE_MIN_RECENCY": 0.7,  # … and recency weight above this
+    "TIER_CORE_IDLE_DAYS": 14,  # core → recall when not accessed for this long
+    "TIER_ARCHIVAL_IDLE_DAYS": 90,  # recall → archival when not accessed for this long
+    # background jobs: rows (or clients) per transaction; a crash loses at most one batch
+    "JOB_BATCH_SIZE": 1000,
+    "JOB_RUN_KEEP_DAYS": 90,  # the run log is pruned by the TTL sweep
+    # TTL sweep (seed 004 §6, §8 job A)
+    "OPERATIONAL_TTL_HOURS": 24,
+    "RAW_EPISODIC_TTL_DAYS": 14,  # consolidated episodes expire this long after last seen
+    # decay and forgetting (seed 003 phase 2): score = confidence / (1 + days idle × rate)
+    "DECAY_RATE_PER_DAY": 0.05,
+    "FORGET_SCORE_FLOOR": 0.1,
+    "FORGET_AFTER_DAYS": 30,  # soft-deleted once below the floor for this long
+    # batch dedup and fusion (seed 004 §6 merge_threshold, §8 job B)
+    "MERGE_THRESHOLD": 0.88,
+    "FUSION_MIN_LEXICAL_OVERLAP": 0.6,  # Jaccard of the two statements' words
+    # episodic → semantic consolidation (seed 004 §8 job C, seed 003 phase 2)
+    "CONSOLIDATE_SIMILARITY": 0.80,
+    "CONSOLIDATE_MIN_EPISODES": 3,
+    "CONSOLIDATE_MIN_LEXICAL_OVERLAP": 0.6,  # shared words, days and times set aside
+    "CONSOLIDATE_MAX_PER_CLIENT": 2000,  # most recent memories compared per client and run
+    # episode summaries (seed 003 phase 4)
+    "SUMMARIZER": "heuristic",  # or "llm" (same model settings as the LLM extractor)
+    "SUMMARY_IDLE_MINUTES": 60,  # a session is summarised once quiet this long
+    "SUMMARY_MIN_EVENTS": 3,
+    # principle extraction (seed 004 §8 job D: weekly, multiple evidence)
+    "REVIEW_PRINCIPLE_AFTER_DAYS": 7,
+    "PRINCIPLE_SIMILARITY": 0.75,
+    "PRINCIPLE_MIN_MEMORIES": 3,
+    "PRINCIPLE_MIN_EVIDENCE": 3,  # distinct events behind the related memories
+    # promotion (seed 004 §5.3, §6)
+    "PROMOTION_WEIGHTS": {
+        "repetition": 0.30,
+        "usage": 0.20,
+        "confidence": 0.20,
+        "evidence": 0.15,
+        "stability": 0.10,
+        "impact": 0.05,
+    },
+    "CANDIDATE_THRESHOLD": 0.65,
+    "PROMOTE_THRESHOLD": 0.80,  # at or above: the review item is marked recommended
+    "PROMOTION_REPETITION_FULL": 4,  # restatements that count as full repetition
+    "PROMOTION_USAGE_FULL": 10,  # reads that count as full usage
+    "PROMOTION_SOURCES_FULL": 3,  # distinct sessions of evidence that count as full
+    "PROMOTION_STABILITY_DAYS": 30,  # known this long without being superseded: stable
+    "PROMOTION_REJECT_COOLDOWN_DAYS": 30,  # a rejected memory waits, unless evidence grows
+    # profiles
+    "PROFILE_MAX_AGE_HOURS": 24,  # the dynamic profile slides with time: rebuild this often
 }
 
 

@@ -1,11 +1,13 @@
 """django-q2 doorways: take ids, call a service."""
 
-from memories.models import Client
-from profiles.services.profile import profile_refresh
+from memories.services.jobs import job_run, job_summary
+from profiles.services.refresh import profiles_refresh_stale
 
 
 def profiles_refresh(client_ids: list[str]) -> int:
-    clients = Client.objects.filter(pk__in=client_ids).select_related("tenant")
-    for client in clients:
-        profile_refresh(client=client)
-    return len(clients)
+    """Queued by writes (once per client until it runs): rebuild those still stale."""
+    return profiles_refresh_stale(client_ids=client_ids)
+
+
+def refresh_profiles(tenant_id: str | None = None) -> str:
+    return job_summary(job_run("refresh_profiles", tenant_id=tenant_id))

@@ -14,6 +14,7 @@ class JobRun(models.Model):
         RUNNING = "running", "Running"
         SUCCEEDED = "succeeded", "Succeeded"
         FAILED = "failed", "Failed"
+        SKIPPED = "skipped", "Skipped (the same job was already running)"
 
     job = models.CharField(max_length=64)
     tenant = models.ForeignKey(

@@ -44,6 +44,9 @@ class Session(models.Model):
     run_id = models.CharField(max_length=200, blank=True)
     started_at = models.DateTimeField(default=timezone.now)
     last_event_at = models.DateTimeField(null=True, blank=True)
+    summarized_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the episode summary job last summarised it."
+    )
 
     class Meta:
         ordering = ["-started_at"]

@@ -111,6 +111,13 @@ class Client(models.Model):
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="heirs"
     )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
+    profile_stale_since = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="Memory changed since the profile was built; the refresh clears it. "
+        "Many writes mark it once, so they queue one refresh, not one each.",
+    )
 
     class Meta:
         ordering = ["display_name", "external_ref"]

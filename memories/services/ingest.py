@@ -38,6 +38,7 @@ from memories.services.audit import audit_entry
 from memories.services.normalise import spot_entities
 from memories.services.records import memory_add, session_get_or_create
 from memories.services.relate import LiveIndex, judge, nearest_live, resolve_contradiction
+from memories.services.staleness import clients_mark_profile_stale
 from memories.services.tenancy import client_assign_advisor
 from memories.services.text import clean, content_hash
 
@@ -121,9 +122,11 @@ def events_ingest(
         if run.conflicts:
             conflicts = list(run.conflicts)
             transaction.on_commit(lambda: _enqueue_conflict_reviews(conflicts))
-        touched = sorted({str(r.event.client_id) for r in results if r.created and r.outcomes})
-        if touched:
-            transaction.on_commit(lambda: _enqueue_profile_refresh(touched))
+        # Marked last, so the client row stays locked only until commit; queues one
+        # refresh per client however many events arrive before it runs.
+        clients_mark_profile_stale(
+            client_ids={r.event.client_id for r in results if r.created and r.outcomes}
+        )
     return results
 
 
@@ -405,12 +408,6 @@ def _stored_outcomes(event: Event) -> list[Outcome]:
         .order_by("created_at", "id")
     )
     return [Outcome(e.memory, e.action, e.related) for e in evidence]
-
-
-def _enqueue_profile_refresh(client_ids: list[str]) -> None:
-    from django_q.tasks import async_task
-
-    async_task("profiles.tasks.profiles_refresh", client_ids)
 
 
 def _enqueue_conflict_reviews(relation_ids: list[int]) -> None:

@@ -74,7 +74,7 @@ class LLMExtractionError(Exception):
     pass
 
 
-def _client():
+def llm_client():
     import openai
 
     return openai.OpenAI(
@@ -94,7 +94,7 @@ def extract_batch(events: list[tuple[str, str, str, datetime]]) -> list[list[Can
         for i, (text, speaker, source, _) in enumerate(events)
     )
     try:
-        response = _client().chat.completions.create(
+        response = llm_client().chat.completions.create(
             model=setting("LLM_MODEL"),
             temperature=0,
             messages=[

@@ -41,7 +41,7 @@ class Verdict:
     similarity: float | None = None
 
 
-def _numbers(text: str) -> set[str]:
+def stated_numbers(text: str) -> set[str]:
     """The quantities a statement states, digits or words ("two" and "2" are the same)."""
     found = set()
     for token in _NUMBER.findall(fold(text)):
@@ -153,7 +153,7 @@ def judge(
         if attribute and memory.attribute and memory.attribute != attribute:
             continue  # about something else, however close the words
         if similarity >= dedup:
-            if _numbers(memory.content) != _numbers(content):
+            if stated_numbers(memory.content) != stated_numbers(content):
                 return Verdict("contradiction", memory, similarity)
             if memory.negated != negated and (memory.attribute or attribute):
                 return Verdict("contradiction", memory, similarity)

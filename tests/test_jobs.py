@@ -1,0 +1,110 @@
+"""The job runner: a JobRun per run, the run_job command, one run per job and scope."""
+
+import io
+import threading
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+
+from memories.models import JobRun
+from memories.services import jobs
+from memories.services.jobs import JOBS, job_run
+from tests import factories
+from tests.jobs_support import in_parallel, local_space
+
+pytestmark = pytest.mark.django_db
+
+
+def test_run_job_prints_the_summary_of_its_run(personas):
+    factories.MemoryFactory(client=personas.client, content="Meeting at 10.", kind="operational")
+    out = io.StringIO()
+    call_command("run_job", "reembed", "--tenant", "acme", stdout=out)
+    run = JobRun.objects.get()
+    assert (run.job, run.tenant, run.outcome, run.counts) == (
+        "reembed",
+        personas.tenant,
+        "succeeded",
+        {"embedded": 1},
+    )
+    assert run.finished_at is not None and run.duration_ms >= 0 and run.worker
+    assert out.getvalue() == f"reembed [acme] succeeded in {run.duration_ms} ms: embedded=1\n"
+
+
+def test_run_job_all_runs_every_job_in_order(personas):
+    local_space()
+    out = io.StringIO()
+    call_command("run_job", "all", stdout=out)
+    assert list(JobRun.objects.order_by("pk").values_list("job", "outcome")) == [
+        (name, "succeeded") for name in JOBS
+    ]
+    assert [line.split(" ")[0] for line in out.getvalue().splitlines()] == list(JOBS)
+
+
+def test_an_unknown_tenant_or_job_is_refused(personas):
+    with pytest.raises(CommandError, match="no tenant 'nope'"):
+        call_command("run_job", "fusion", "--tenant", "nope", stdout=io.StringIO())
+    with pytest.raises(CommandError, match="invalid choice: 'compact'"):
+        call_command("run_job", "compact", stdout=io.StringIO())
+    assert not JobRun.objects.exists()
+
+
+def test_a_failing_job_is_logged_as_failed(personas, monkeypatch):
+    def broken(*, tenant_id, counts):
+        counts.add("done_before_failing", 2)
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setitem(JOBS, "decay", "tests.test_jobs.BROKEN")
+    monkeypatch.setattr("tests.test_jobs.BROKEN", broken, raising=False)
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="failed: decay"):
+        call_command("run_job", "decay", stdout=out)
+    run = JobRun.objects.get()
+    assert (run.outcome, run.counts) == ("failed", {"done_before_failing": 2})
+    assert "RuntimeError: disk on fire" in run.error
+    assert "decay [all tenants] failed" in out.getvalue()
+    assert "RuntimeError: disk on fire" in out.getvalue()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_same_job_twice_at_once_runs_once():
+    holding, done = threading.Event(), threading.Event()
+
+    def hold():
+        with jobs._exclusive("fusion", None) as alone:
+            holding.set()
+            done.wait(30)
+            return alone
+
+    def second():
+        holding.wait(30)
+        try:
+            return job_run("fusion")
+        finally:
+            done.set()
+
+    held, run = in_parallel(hold, second)
+    assert held is True
+    assert (run.outcome, run.counts) == ("skipped", {})
+    # Released: the next run runs.
+    assert job_run("fusion").outcome == "succeeded"
+
+
+def test_a_run_whose_worker_died_is_closed_by_the_next(personas):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    dead = factories.JobRunFactory(job="fusion", outcome="running", finished_at=None)
+    JobRun.objects.filter(pk=dead.pk).update(started_at=timezone.now() - timedelta(hours=3))
+    job_run("fusion")
+    dead.refresh_from_db()
+    assert (dead.outcome, dead.error) == ("failed", "abandoned: its worker stopped")
+
+
+def test_runs_are_listed_in_the_admin(client, personas):
+    job_run("ttl_sweep", tenant_id=personas.tenant.pk)
+    client.force_login(personas.admin)
+    page = client.get(reverse("admin:memories_jobrun_changelist"))
+    assert page.status_code == 200
+    assert b"ttl_sweep" in page.content and b"succeeded" in page.content

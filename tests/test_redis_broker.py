@@ -1,0 +1,119 @@
+"""Scale-out: a task goes through django-q2's Redis broker to a real worker process.
+
+django-q2 reads its broker from the settings at import, and the suite runs tasks inline,
+so the enqueuing process and the worker are subprocesses with ``REDIS_URL`` in their own
+environment, pointed at this test's database. Runs where MEMORYHUB_TEST_REDIS_URL names
+a Redis server (``.ci/run`` starts one); skipped elsewhere.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.parse
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from memories.models import JobRun, Memory
+from tests import factories
+
+REDIS_URL = os.environ.get("MEMORYHUB_TEST_REDIS_URL", "")
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = [
+    pytest.mark.skipif(not REDIS_URL, reason="MEMORYHUB_TEST_REDIS_URL is not set"),
+    pytest.mark.django_db(transaction=True),
+]
+
+
+def _database_url() -> str:
+    db = connection.settings_dict
+    host = urllib.parse.quote(db["HOST"], safe="")
+    return f"postgres://{db['USER']}:{db['PASSWORD']}@{host}:{db['PORT']}/{db['NAME']}"
+
+
+def _env() -> dict:
+    return {
+        **os.environ,
+        "REDIS_URL": REDIS_URL,
+        "DATABASE_URL": _database_url(),
+        "DJANGO_SETTINGS_MODULE": "memoryhub.settings",
+        "MEMORYHUB_QUEUE_SYNC": "false",
+        "MEMORYHUB_WORKERS": "1",
+        "PYTHONWARNINGS": "ignore",
+    }
+
+
+def _manage(*args: str, timeout: float = 120) -> str:
+    done = subprocess.run(  # noqa: S603
+        [sys.executable, str(ROOT / "manage.py"), *args],
+        env=_env(),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_a_job_goes_through_redis_to_a_real_worker(personas, tmp_path):
+    import redis
+
+    redis.Redis.from_url(REDIS_URL).flushdb()
+    memory = factories.MemoryFactory(
+        client=personas.client,
+        content="Meeting on Monday at 10.",
+        expires_at=timezone.now() - timedelta(hours=1),
+    )
+    log = (tmp_path / "qcluster.log").open("w")
+    worker = subprocess.Popen(  # noqa: S603
+        [sys.executable, str(ROOT / "manage.py"), "qcluster"],
+        env=_env(),
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        broker = _manage(
+            "shell",
+            "--no-imports",
+            "-c",
+            "from django_q.brokers import get_broker; from django_q.tasks import async_task; "
+            "print(type(get_broker()).__name__); "
+            "print(async_task('memories.tasks.ttl_sweep', task_name='through-redis'))",
+        ).splitlines()
+        assert broker[0] == "Redis"
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            run = JobRun.objects.filter(job="ttl_sweep").first()
+            if run is not None and run.outcome != "running":
+                break
+            time.sleep(0.5)
+        else:
+            pytest.fail(
+                "the worker did not run the task:\n" + (tmp_path / "qcluster.log").read_text()
+            )
+        assert (run.outcome, run.counts) == ("succeeded", {"past_expires_at": 1})
+        assert Memory.objects.get(pk=memory.pk).status == "expired"
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        try:
+            worker.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait(timeout=10)
+        log.close()
+    # The worker saved the task's result (django-q2 keeps results in the database).
+    from django_q.models import Task
+
+    task = Task.objects.get(name="through-redis")
+    assert task.success is True
+    assert task.result.startswith("ttl_sweep [all tenants] succeeded")

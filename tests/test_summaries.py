@@ -1,0 +1,175 @@
+"""Episode summaries: a quiet session becomes one structured episodic memory, once."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+
+from memories.models import Memory, Relation, Session
+from memories.services.forgetting import ttl_sweep
+from memories.services.ingest import EventInput, events_ingest
+from memories.services.summaries import episodes_summarize
+from tests.jobs_support import Crash, crash_on_call, in_parallel, local_space, run
+
+pytestmark = pytest.mark.django_db
+
+NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
+CALL = [
+    ("client", "Hi, how are you?"),
+    ("client", "Can we move my pension to the new provider before the end of March?"),
+    ("assistant", "Yes, I will prepare the transfer forms today."),
+    ("client", "I moved to Bristol last year. I prefer to be contacted by email."),
+    ("client", "I met my accountant James yesterday about the pension."),
+    ("assistant", "The pension transfer will complete next week."),
+]
+
+
+@pytest.fixture(autouse=True)
+def _local_space(db):
+    local_space()
+
+
+def _call(
+    personas, session="call-1", client="emma", *, ended_ago=timedelta(hours=2), lines=CALL, tag=""
+):
+    start = NOW - ended_ago - timedelta(minutes=len(lines))
+    with time_machine.travel(start, tick=False):
+        events_ingest(
+            user=personas.advisor,
+            tenant=personas.tenant,
+            items=[
+                EventInput(
+                    client=client,
+                    session=session,
+                    speaker=speaker,
+                    content=content,
+                    observed_at=start + timedelta(minutes=n),
+                    external_id=f"{session}-{client}-{tag}{n}",
+                )
+                for n, (speaker, content) in enumerate(lines, start=1)
+            ],
+        )
+    return Session.objects.get(external_ref=session, client__external_ref=client)
+
+
+def _summaries():
+    return Memory.objects.filter(source_ref="job:summarize_episodes").order_by("created_at")
+
+
+def test_a_quiet_session_is_summarised_once(personas):
+    session = _call(personas)
+    _call(personas, "call-2", ended_ago=timedelta(minutes=10))  # still going on
+    _call(personas, "call-3", lines=CALL[:2])  # too short
+    with time_machine.travel(NOW, tick=False):
+        assert run(episodes_summarize) == {"summarized_heuristic": 1}
+        assert run(episodes_summarize) == {}
+    [summary] = _summaries()
+    facts = Memory.objects.filter(session=session).exclude(pk=summary.pk)
+    assert summary.metadata["summary"] == {
+        "topic": "James, pension, move",
+        "intent": "Can we move my pension to the new provider before the end of March?",
+        "outcome": "The pension transfer will complete next week.",
+        "key_facts": ["I moved to Bristol last year.", "I prefer to be contacted by email."],
+    }
+    assert summary.content == (
+        "Topic: James, pension, move. Intent: Can we move my pension to the new provider "
+        "before the end of March? Outcome: The pension transfer will complete next week. "
+        "Key facts: I moved to Bristol last year; I prefer to be contacted by email."
+    )
+    assert (summary.kind, summary.category, summary.status, summary.session) == (
+        "episodic",
+        "event",
+        "active",
+        session,
+    )
+    assert summary.evidence_count == len(CALL)
+    assert set(
+        Relation.objects.filter(source=summary, type="derives").values_list("target", flat=True)
+    ) == set(facts.values_list("pk", flat=True))
+    assert Session.objects.get(pk=session.pk).summarized_at == NOW
+
+
+def test_the_summarised_episodes_expire_after_14_days(personas):
+    session = _call(personas)
+    with time_machine.travel(NOW, tick=False):
+        run(episodes_summarize)
+    episode = Memory.objects.get(session=session, kind="episodic", source_kind="session")
+    with time_machine.travel(NOW + timedelta(days=15), tick=False):
+        assert run(ttl_sweep) == {"raw_episodic": 1}
+    episode.refresh_from_db()
+    assert episode.status == "expired"
+    assert _summaries().get().status == "active"
+
+
+def test_new_events_make_a_new_summary_that_supersedes_the_old(personas):
+    _call(personas)
+    with time_machine.travel(NOW, tick=False):
+        run(episodes_summarize)
+    _call(
+        personas,
+        ended_ago=-timedelta(hours=1),
+        lines=[("client", "Please also send me the fees.")],
+        tag="later-",
+    )
+    with time_machine.travel(NOW + timedelta(hours=3), tick=False):
+        assert run(episodes_summarize) == {"summarized_heuristic": 1, "superseded": 1}
+    old, new = _summaries()
+    assert (old.status, new.status) == ("superseded", "active")
+    assert Relation.objects.filter(source=new, target=old, type="updates").exists()
+    assert new.metadata["summary"]["intent"].startswith("Can we move my pension")
+
+
+def test_the_llm_summarizer_and_its_fallback(personas, settings, fake_provider):
+    settings.MEMORYHUB = {"SUMMARIZER": "llm", "LLM_BASE_URL": fake_provider.base_url}
+    fake_provider.chat_reply = {
+        "topic": "pension transfer",
+        "intent": "Move the pension before March.",
+        "outcome": "Transfer next week.",
+        "key_facts": ["Lives in Bristol.", "Prefers email."],
+    }
+    _call(personas)
+    fake_provider.script.append("ok")
+    _call(personas, "call-9", client="giulia")
+    fake_provider.script.append("500")
+    with time_machine.travel(NOW, tick=False):
+        assert run(episodes_summarize) == {"summarized_llm": 1, "summarized_heuristic": 1}
+    made = {m.metadata["summarizer"]: m for m in _summaries()}
+    assert made["llm"].metadata["summary"] == fake_provider.chat_reply
+    assert made["llm"].content == (
+        "Topic: pension transfer. Intent: Move the pension before March. Outcome: Transfer "
+        "next week. Key facts: Lives in Bristol; Prefers email."
+    )
+    assert made["heuristic"].content.startswith("Topic: James, pension, move. Intent: Can we")
+    assert {m.metadata["summarizer"] for m in _summaries()} == {"llm", "heuristic"}
+    assert [r["path"] for r in fake_provider.requests].count("/v1/chat/completions") == 2
+
+
+def test_interrupted_then_rerun_ends_the_same(personas, settings, monkeypatch):
+    for n in range(3):
+        _call(personas, f"call-{n}")
+    settings.MEMORYHUB = {"JOB_BATCH_SIZE": 50}  # one session per transaction
+    crash_on_call(monkeypatch, "memories.services.summaries.clients_mark_profile_stale", 2)
+    with time_machine.travel(NOW, tick=False):
+        with pytest.raises(Crash):
+            run(episodes_summarize)
+        assert _summaries().count() == 1
+        assert run(episodes_summarize) == {"summarized_heuristic": 2}
+    assert sorted(_summaries().values_list("session__external_ref", flat=True)) == [
+        "call-0",
+        "call-1",
+        "call-2",
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_summarise_each_session_once(personas, settings):
+    local_space()
+    for n in range(4):
+        _call(personas, f"call-{n}")
+    settings.MEMORYHUB = {"JOB_BATCH_SIZE": 50}
+    with time_machine.travel(NOW, tick=False):
+        first, second = in_parallel(
+            lambda: run(episodes_summarize), lambda: run(episodes_summarize)
+        )
+    assert first.get("summarized_heuristic", 0) + second.get("summarized_heuristic", 0) == 4
+    assert _summaries().count() == 4
