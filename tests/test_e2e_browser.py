@@ -4,7 +4,6 @@ screenshot under DATA_DIR/screenshots/ for a person to look at."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 from pathlib import Path
@@ -30,7 +29,6 @@ CHROMIUM_ARGS = [
 ]
 PASSWORD = "pw-for-tests"  # tests.factories.UserFactory's
 SHOTS = Path(settings.DATA_DIR) / "screenshots"
-HAS_PROMOTION = importlib.util.find_spec("curation.services.promotion") is not None
 
 
 @pytest.fixture(scope="module")
@@ -226,10 +224,6 @@ def test_supervisor_sees_promotion_candidates_with_their_score(page, personas, c
     shot(page, "review-promotions-375", width=375)
 
 
-@pytest.mark.skipif(
-    not HAS_PROMOTION,
-    reason="curation.services.promotion (promotion_decide, issue #6) is not merged yet",
-)
 def test_supervisor_approves_a_promotion_and_it_shows_as_promoted(page, personas, candidate):
     item, memory = candidate, candidate.memory
     login(page, "supervisor")

@@ -1,7 +1,5 @@
 """The review queue page, one decision (htmx and plain POST) and bulk decisions, per persona."""
 
-import importlib.util
-
 import pytest
 from django.urls import reverse
 
@@ -255,23 +253,3 @@ def test_bulk_with_nothing_selected_says_what_to_do(client, personas, conflict):
         HTTP_HX_REQUEST="true",
     )
     assert "Select at least one item first" in response.content.decode()
-
-
-@pytest.mark.skipif(
-    importlib.util.find_spec("curation.services.promotion") is not None,
-    reason="promotion_decide is installed: tests/test_e2e_browser.py approves one",
-)
-def test_approving_without_the_promotion_service_says_so_and_changes_nothing(
-    client, personas, promotion
-):
-    client.force_login(personas.supervisor)
-    before = db_state()
-    response = client.post(
-        reverse("curation:decide", args=[promotion.pk]),
-        {"decision": "approve"},
-        HTTP_HX_REQUEST="true",
-    )
-    assert "Promotion decisions are not available in this installation yet." in (
-        response.content.decode()
-    )
-    assert db_state() == before

@@ -15,7 +15,8 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from curation.models import ReviewItem
-from memories.api_errors import Conflict, DomainError
+from curation.services.promotion import ReviewClosed, promotion_decide
+from memories.api_errors import DomainError
 from memories.models import (
     LIVE_STATUSES,
     AuditEntry,
@@ -35,12 +36,6 @@ CONFLICT_DECISIONS = (
     ReviewItem.Decision.KEEP_BOTH,
     ReviewItem.Decision.MERGE,
 )
-
-
-class ReviewClosed(Conflict):
-    """The item was decided (or found obsolete) by someone else meanwhile."""
-
-    code = "review_closed"
 
 
 @transaction.atomic
@@ -269,13 +264,6 @@ def review_decide(
             f"Unknown decision {decision!r}: a promotion is approved or rejected.",
             fields={"decision": ["Not a promotion decision."]},
         )
-    try:
-        from curation.services.promotion import promotion_decide
-    except ImportError as exc:  # built on issue #6; absent until it is merged
-        raise DomainError(
-            "Promotion decisions are not available in this installation yet.",
-            code="not_available",
-        ) from exc
     return promotion_decide(
         item=item, approve=decision == ReviewItem.Decision.APPROVE, actor=actor, reason=reason
     )

@@ -224,7 +224,7 @@ def _scored_candidates(client, space, vector, tsquery, filters, weights, now, k)
         sources.append(
             # OFFSET 0 keeps the distances a subquery of their own: the sort then moves
             # (id, distance) pairs, not whole vectors.
-            "SELECT id FROM (SELECT d.id FROM (SELECT e.memory_id AS id, "
+            "SELECT id FROM (SELECT d.id FROM (SELECT e.memory_id AS id, "  # noqa: S608
             "e.vector <=> (%s)::vector AS distance FROM memories_memoryembedding e "
             "WHERE e.space_id = %s AND e.client_id = %s OFFSET 0) d "
             f"JOIN memories_memory m ON m.id = d.id WHERE m.client_id = %s AND {where} "
