@@ -8,7 +8,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from memories.models import Client, Kind, Role, Tier
+from memories.models import Client, Kind, Memory, Relation, RelationType, Role, Tier
 from memories.services.records import event_record, memory_add, session_get_or_create
 from memories.services.tenancy import client_assign_advisor, member_ensure, tenant_get_or_create
 
@@ -33,6 +33,10 @@ class DemoClient:
     parent: str | None = None
     sessions: list[list[tuple[str, str]]] = field(default_factory=list)
     memories: list[tuple[str, str, str, str]] = field(default_factory=list)  # kind, cat, tier, text
+    # text → (times restated, times read): history that makes it a promotion candidate
+    history: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # (new text, the memory it contradicts): waits in the review queue for a supervisor
+    conflicts: list[tuple[str, str]] = field(default_factory=list)
 
 
 CLIENTS = [
@@ -61,6 +65,7 @@ CLIENTS = [
             ("semantic", "goal", "recall", "Plans to reinvest half of the Milan property sale."),
             ("semantic", "relationship", "recall", "Her son Marco starts university in Zurich."),
         ],
+        history={"Plans to reinvest half of the Milan property sale.": (4, 12)},
     ),
     DemoClient(
         ref="marco-rossi",
@@ -103,6 +108,8 @@ CLIENTS = [
             ("semantic", "relationship", "recall", "Her husband James handles the joint account."),
             ("operational", "", "recall", "Pension transfer from old employer completing."),
         ],
+        history={"Her husband James handles the joint account.": (3, 4)},
+        conflicts=[("Prefers morning meetings now.", "Prefers afternoon meetings.")],
     ),
     DemoClient(
         ref="carlos-mendez",
@@ -172,11 +179,12 @@ def seed_demo(*, password: str) -> dict:
                 counts["events"] += added
                 if speaker == "client":
                     events.append(event)
-        existing = set(client.memories.values_list("content", flat=True))
+        existing = {m.content: m for m in client.memories.all()}
+        first_said = now - timedelta(days=7 * len(spec.sessions) + 30)
         for kind, category, tier, text in spec.memories:
             if text in existing:
                 continue
-            memory_add(
+            existing[text] = memory_add(
                 client=client,
                 kind=Kind(kind),
                 category=category,
@@ -184,8 +192,33 @@ def seed_demo(*, password: str) -> dict:
                 content=text,
                 confidence=0.85,
                 importance=0.6,
+                observed_at=first_said,
                 source_kind="import",
                 evidence=events,
+            )
+            counts["memories"] += 1
+            if text in spec.history:
+                restated, reads = spec.history[text]
+                Memory.objects.filter(pk=existing[text].pk).update(
+                    dup_count=restated, usage_count=reads
+                )
+        for text, contradicted in spec.conflicts:
+            if text in existing:
+                continue
+            new = memory_add(
+                client=client,
+                kind=Kind.SEMANTIC,
+                category="preference",
+                content=text,
+                confidence=0.7,
+                source_kind="import",
+                evidence=events[-1:],
+            )
+            Relation.objects.create(
+                tenant_id=tenant.pk,
+                source=new,
+                target=existing[contradicted],
+                type=RelationType.CONFLICTS_WITH,
             )
             counts["memories"] += 1
     from memories.services.reembed import memories_reembed

@@ -3,6 +3,7 @@ import io
 import pytest
 from django.core.management import call_command
 
+from curation.models import ReviewItem
 from memories.models import Client, Event, Membership, Memory
 from memories.services.tenancy import client_advisors
 
@@ -20,7 +21,7 @@ def test_seed_demo_creates_one_user_per_persona_and_is_idempotent(client):
     counts = (Client.objects.count(), Event.objects.count(), Memory.objects.count())
     second = _seed()
     assert (Client.objects.count(), Event.objects.count(), Memory.objects.count()) == counts
-    assert "4 clients, 17 events and 13 memories added" in first
+    assert "4 clients, 17 events and 14 memories added" in first
     assert "0 clients, 0 events and 0 memories added" in second
     roles = dict(
         Membership.objects.filter(tenant__slug="demo").values_list("user__username", "role")
@@ -45,3 +46,21 @@ def test_demo_family_and_assignments():
     assert [u.username for u in client_advisors(carlos)] == ["advisor2"]
     assert Memory.objects.filter(client=carlos, tier="core").count() == 1
     assert all(m.evidence_count > 0 for m in Memory.objects.all())
+
+
+def test_demo_review_queue_has_a_conflict_and_promotions_to_decide():
+    _seed()
+    _seed()  # twice: still one item per subject
+    items = ReviewItem.objects.filter(tenant__slug="demo", state=ReviewItem.State.OPEN)
+    conflicts = items.filter(type=ReviewItem.Type.CONFLICT)
+    assert [(i.memory.content, i.other_memory.content) for i in conflicts] == [
+        ("Prefers morning meetings now.", "Prefers afternoon meetings.")
+    ]
+    assert items.filter(type=ReviewItem.Type.PROMOTION).count() == 2
+    promotions = {
+        i.memory.content: i.recommended for i in items.filter(type=ReviewItem.Type.PROMOTION)
+    }
+    assert promotions == {
+        "Plans to reinvest half of the Milan property sale.": True,
+        "Her husband James handles the joint account.": False,
+    }

@@ -2,7 +2,10 @@ import os
 
 from django.core.management.base import BaseCommand
 
-from memories.demo import DEMO_USERS, seed_demo
+from curation.services.review import conflict_reviews_open
+from memories.demo import DEMO_TENANT, DEMO_USERS, seed_demo
+from memories.models import Relation, RelationType, Tenant
+from memories.services.jobs import job_run
 
 DEFAULT_PASSWORD = "memoryhub-demo"  # noqa: S105 (public demo login, printed at start)
 
@@ -19,6 +22,15 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         counts = seed_demo(password=opts["password"])
+        # The review queue's two kinds of work, as the worker would have found them.
+        conflict_reviews_open(
+            relation_ids=list(
+                Relation.objects.filter(
+                    tenant__slug=DEMO_TENANT, type=RelationType.CONFLICTS_WITH
+                ).values_list("pk", flat=True)
+            )
+        )
+        job_run("score_promotions", tenant_id=Tenant.objects.get(slug=DEMO_TENANT).pk)
         self.stdout.write(
             f"demo tenant ready: {counts['clients']} clients, {counts['events']} events and "
             f"{counts['memories']} memories added"
