@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions
 from rest_framework import permissions as drf_permissions
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -34,13 +35,30 @@ from memories.serializers import (
 from memories.services.ingest import EventInput, event_ingest, events_ingest
 from memories.services.lifecycle import memory_feedback, memory_forget
 from memories.services.retrieval import Filters, memories_search
+from memories.throttling import ReadRateThrottle, WriteRateThrottle
 from memories.tools import TOOLS
 
 ERRORS = {code: ErrorSerializer for code in (400, 401, 403, 404)}
 
 
 class BaseApiView(APIView):
-    """Authentication, permissions and error format come from REST_FRAMEWORK settings."""
+    """Every API view: authentication (API key, or a browser session with its CSRF
+    check), permissions (authenticated; each view then asks ``memories.permissions``),
+    throttling per API key with separate read and write budgets, and the one error
+    format (``memories.api_errors``). A view whose POST only reads (search, context)
+    lists it in ``read_methods``, so it spends the read budget."""
+
+    throttle_classes = [ReadRateThrottle, WriteRateThrottle]
+    read_methods: tuple[str, ...] = ("GET", "HEAD", "OPTIONS")
+
+    def check_throttles(self, request):
+        for throttle in self.get_throttles():
+            if not throttle.allow_request(request, self):
+                raise exceptions.Throttled(
+                    wait=throttle.wait(),
+                    detail=f"Too many requests for this API key: the limit is "
+                    f"{throttle.describe()}.",
+                )
 
 
 class HealthApi(BaseApiView):
@@ -139,23 +157,31 @@ class EventsBatchApi(BaseApiView):
         return Response({"results": [ingest_result_data(r) for r in results]}, status=201)
 
 
-def _filters(data: dict, tiers: tuple[str, ...]) -> Filters:
+def _filters(data: dict, user, client) -> Filters:
     tier = tuple(data.get("tier") or ())
-    if tiers:  # a read-only persona: only what it may read, whatever it asked
+    status = tuple(data.get("status") or ())
+    as_of = data.get("as_of")
+    if tiers := permissions.readable_tiers(user, client):
+        # A read-only persona: only what it may read, whatever it asked.
         tier = tuple(t for t in tier if t in tiers) or tiers
+        statuses = permissions.readable_statuses(user, client)
+        status = tuple(s for s in status if s in statuses) or statuses
+        as_of = None
     return Filters(
         tier=tier,
         kind=tuple(data.get("kind") or ()),
-        status=tuple(data.get("status") or ()),
+        status=status,
         tags=tuple(data.get("tags") or ()),
         since=data.get("since"),
         until=data.get("until"),
-        as_of=data.get("as_of"),
+        as_of=as_of,
     )
 
 
 class SearchApi(BaseApiView):
     """The memories most relevant to ``query`` for one client, with score components."""
+
+    read_methods = ("POST", "OPTIONS")
 
     @extend_schema(
         request=SearchInSerializer,
@@ -173,7 +199,7 @@ class SearchApi(BaseApiView):
             client=client,
             query=data["query"],
             k=data["k"],
-            filters=_filters(data["filters"], permissions.readable_tiers(request.user, client)),
+            filters=_filters(data["filters"], request.user, client),
         )
         evidence = evidence_for(h.memory.pk for h in hits)
         return Response({"results": [hit_data(h, evidence.get(h.memory.pk, [])) for h in hits]})
@@ -205,17 +231,19 @@ class MemoryApi(BaseApiView):
         operation_id="memory_retrieve",
     )
     def get(self, request, memory_id):
-        memory = permissions.memory_for_read(request.user, tenant_of(request), memory_id)
+        tenant = tenant_of(request)
+        memory = permissions.memory_for_read(request.user, tenant, memory_id)
+        relations = relations_of(memory)
+        visible = set(
+            permissions.memories_visible_to(request.user, tenant)
+            .filter(pk__in=[r["memory"].pk for r in relations])
+            .values_list("pk", flat=True)
+        )
         return Response(
             memory_detail_data(
                 memory,
                 evidence=evidence_for([memory.pk]).get(memory.pk, []),
-                relations=[
-                    r
-                    for r in relations_of(memory)
-                    if not permissions.readable_tiers(request.user, memory.client)
-                    or r["memory"].tier == "core"
-                ],
+                relations=[r for r in relations if r["memory"].pk in visible],
             )
         )
 

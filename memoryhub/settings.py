@@ -175,6 +175,11 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "memories.api_errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # Per API key (memories/throttling.py); "off" lifts a limit.
+    "DEFAULT_THROTTLE_RATES": {
+        "read": env("MEMORYHUB_THROTTLE_READ", "600/minute"),
+        "write": env("MEMORYHUB_THROTTLE_WRITE", "300/minute"),
+    },
 }
 
 SPECTACULAR_SETTINGS = {

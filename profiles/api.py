@@ -22,6 +22,8 @@ def _core_data(memory) -> dict:
 
 
 class ContextApi(BaseApiView):
+    read_methods = ("POST", "OPTIONS")
+
     @extend_schema(
         request=ContextInSerializer,
         responses={200: ContextOutSerializer, **ERRORS},
