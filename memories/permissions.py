@@ -40,6 +40,7 @@ from memories.models import (
     Client,
     ClientGroupObjectPermission,
     ClientUserObjectPermission,
+    EmbeddingSpace,
     Event,
     Evidence,
     JobRun,
@@ -291,6 +292,8 @@ def scoped(user, queryset: QuerySet, tenant: Tenant | None = None) -> QuerySet:
         # Profiles, review items and the like: what the client's memory shows, so only
         # roles that read memory beyond their own core tier.
         return _filter(queryset, _staff_client_q(user, tenant, "client__"))
+    if model is EmbeddingSpace:
+        return queryset  # configuration shared by every tenant: no tenant data in it
     if _everything(user, tenant):
         return queryset
     raise TypeError(f"permissions.scoped does not know how to scope {model._meta.label}")
