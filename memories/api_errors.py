@@ -10,6 +10,7 @@ from django.views import defaults
 from rest_framework import exceptions, status
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
 
@@ -48,7 +49,10 @@ def _flatten(detail) -> dict[str, list[str]]:
                         out[f"{field}[{index}]"] = [str(m) for m in items]
             elif isinstance(value, dict):
                 for sub, messages in _flatten(value).items():
-                    out[f"{field}.{sub}"] = messages
+                    # A nested object's own error belongs to the object: "events", not
+                    # "events.non_field_errors".
+                    name = field if sub == api_settings.NON_FIELD_ERRORS_KEY else f"{field}.{sub}"
+                    out[name] = messages
             elif isinstance(value, list) and value and isinstance(value[0], dict):
                 for index, item in enumerate(value):
                     for sub, messages in _flatten(item).items():
