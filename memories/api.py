@@ -10,6 +10,7 @@ from rest_framework import permissions as drf_permissions
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from memories import api_docs as docs
 from memories import permissions
 from memories.models import ApiKey, Membership
 from memories.selectors import health_report
@@ -17,7 +18,6 @@ from memories.selectors_memory import evidence_for, relations_of, versions_of
 from memories.serializers import (
     BatchInSerializer,
     BatchResultSerializer,
-    ErrorSerializer,
     EventInSerializer,
     FeedbackInSerializer,
     ForgetInSerializer,
@@ -37,8 +37,6 @@ from memories.services.lifecycle import memory_feedback, memory_forget
 from memories.services.retrieval import Filters, memories_search
 from memories.throttling import ReadRateThrottle, WriteRateThrottle
 from memories.tools import TOOLS
-
-ERRORS = {code: ErrorSerializer for code in (400, 401, 403, 404)}
 
 
 class BaseApiView(APIView):
@@ -68,7 +66,11 @@ class HealthApi(BaseApiView):
     permission_classes = [drf_permissions.AllowAny]
 
     @extend_schema(
-        responses={200: OpenApiTypes.OBJECT, 503: OpenApiTypes.OBJECT},
+        responses={
+            **docs.ok(OpenApiTypes.OBJECT, "healthy, with the caller's key", docs.HEALTH),
+            **docs.ok(OpenApiTypes.OBJECT, "the database is down", docs.HEALTH_DOWN, 503),
+            **docs.errors(401, 429),
+        },
         auth=[],
         summary="Database, pgvector, embedding providers and queue",
         operation_id="health",
@@ -119,7 +121,11 @@ class EventsApi(BaseApiView):
 
     @extend_schema(
         request=EventInSerializer,
-        responses={201: IngestResultSerializer, **ERRORS},
+        examples=[docs.EVENT_REQUEST],
+        responses={
+            **docs.ok(IngestResultSerializer, "stored", docs.INGEST_RESULT, 201),
+            **docs.BODY_ERRORS,
+        },
         summary="Store one event and the memories it teaches",
         operation_id="events_create",
     )
@@ -141,7 +147,11 @@ class EventsBatchApi(BaseApiView):
 
     @extend_schema(
         request=BatchInSerializer,
-        responses={201: BatchResultSerializer, **ERRORS},
+        examples=[docs.BATCH_REQUEST],
+        responses={
+            **docs.ok(BatchResultSerializer, "all stored", docs.BATCH_RESULT, 201),
+            **docs.BODY_ERRORS,
+        },
         summary="Store up to 500 events, all or nothing",
         operation_id="events_batch",
     )
@@ -185,7 +195,11 @@ class SearchApi(BaseApiView):
 
     @extend_schema(
         request=SearchInSerializer,
-        responses={200: SearchOutSerializer, **ERRORS},
+        examples=[docs.SEARCH_REQUEST],
+        responses={
+            **docs.ok(SearchOutSerializer, "ranked", docs.SEARCH_RESULT),
+            **docs.BODY_ERRORS,
+        },
         summary="The memories most relevant to a query",
         operation_id="search",
     )
@@ -208,7 +222,12 @@ class SearchApi(BaseApiView):
 class MemoryApi(BaseApiView):
     @extend_schema(
         request=ForgetInSerializer,
-        responses={200: MemoryDetailSerializer, **ERRORS},
+        parameters=[docs.MEMORY_ID_PARAMETER],
+        examples=[docs.FORGET_REQUEST],
+        responses={
+            **docs.ok(MemoryDetailSerializer, "forgotten", docs.FORGOTTEN),
+            **docs.BODY_ERRORS,
+        },
         summary="Forget a memory (soft delete)",
         operation_id="memory_forget",
     )
@@ -226,7 +245,11 @@ class MemoryApi(BaseApiView):
         return Response(memory_detail_data(memory, evidence=[], relations=[]))
 
     @extend_schema(
-        responses={200: MemoryDetailSerializer, **ERRORS},
+        parameters=[docs.MEMORY_ID_PARAMETER],
+        responses={
+            **docs.ok(MemoryDetailSerializer, "the memory", docs.MEMORY_DETAIL),
+            **docs.ONE_MEMORY_ERRORS,
+        },
         summary="One memory with evidence and relations",
         operation_id="memory_retrieve",
     )
@@ -252,8 +275,11 @@ class MemoryListApi(BaseApiView):
     """The client's newest live memories (what an agent lists before asking)."""
 
     @extend_schema(
-        parameters=[MemoryListInSerializer],
-        responses={200: MemoryListOutSerializer, **ERRORS},
+        parameters=[MemoryListInSerializer, docs.CLIENT_PARAMETER],
+        responses={
+            **docs.ok(MemoryListOutSerializer, "newest first", docs.MEMORY_LIST),
+            **docs.QUERY_ERRORS,
+        },
         summary="The newest live memories of a client",
         operation_id="memories_list",
     )
@@ -279,7 +305,12 @@ class MemoryListApi(BaseApiView):
 class MemoryFeedbackApi(BaseApiView):
     @extend_schema(
         request=FeedbackInSerializer,
-        responses={200: MemoryDetailSerializer, **ERRORS},
+        parameters=[docs.MEMORY_ID_PARAMETER],
+        examples=[docs.FEEDBACK_REQUEST],
+        responses={
+            **docs.ok(MemoryDetailSerializer, "noted", {**docs.MEMORY_DETAIL, "confidence": 0.8}),
+            **docs.BODY_ERRORS,
+        },
         summary="Say whether a memory helped",
         operation_id="memory_feedback",
     )
@@ -301,7 +332,11 @@ class MemoryHistoryApi(BaseApiView):
     """Every version of a memory (linked by ``updates``), oldest first."""
 
     @extend_schema(
-        responses={200: HistoryOutSerializer, **ERRORS},
+        parameters=[docs.MEMORY_ID_PARAMETER],
+        responses={
+            **docs.ok(HistoryOutSerializer, "oldest first", docs.HISTORY),
+            **docs.ONE_MEMORY_ERRORS,
+        },
         summary="Every version of a memory",
         operation_id="memory_history",
     )
@@ -332,7 +367,10 @@ class ToolsApi(BaseApiView):
     call each one is (path parameters in braces come from the arguments)."""
 
     @extend_schema(
-        responses={200: OpenApiTypes.OBJECT},
+        responses={
+            **docs.ok(OpenApiTypes.OBJECT, "the tools", docs.TOOLS),
+            **docs.errors(401, 403, 429),
+        },
         summary="OpenAI function-calling schemas of the agent tools",
         operation_id="tools",
     )
