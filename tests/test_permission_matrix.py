@@ -427,3 +427,18 @@ def test_the_same_reference_in_another_tenant_is_another_client(world, personas)
     created = personas.other_tenant.clients.get(external_ref="carlos")
     assert created != personas.advisor2_client
     assert response.json()["event"]["client"] == "carlos"
+
+
+def test_a_refused_write_costs_no_extraction_or_embedding(personas, monkeypatch):
+    """A key that may not write is refused before the expensive steps run."""
+    from memories.services import ingest
+
+    def boom(*args, **kwargs):
+        raise AssertionError("extraction ran for a refused write")
+
+    monkeypatch.setattr(ingest, "_prepare_all", boom)
+    _, raw = factories.api_key_for(personas.client_user, personas.tenant)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    events = [{"client": "emma", "content": "x"}, {"client": "giulia", "content": "y"}]
+    assert api.post("/api/v1/events/batch/", {"events": events}, format="json").status_code == 403
