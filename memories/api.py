@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from memories import api_docs as docs
 from memories import permissions
-from memories.models import ApiKey, Membership
+from memories.models import ApiKey
 from memories.selectors import health_report
 from memories.selectors_memory import evidence_for, relations_of, versions_of
 from memories.serializers import (
@@ -79,16 +79,11 @@ class HealthApi(BaseApiView):
         report = health_report()
         report["caller"] = None
         if request.user.is_authenticated:
-            key = request.auth if hasattr(request.auth, "tenant") else None
-            membership = (
-                Membership.objects.filter(user=request.user, tenant=key.tenant).first()
-                if key
-                else None
-            )
+            key = request.auth if isinstance(request.auth, ApiKey) else None
             report["caller"] = {
                 "user": request.user.get_username(),
                 "tenant": key.tenant.slug if key else None,
-                "role": membership.role if membership else None,
+                "role": permissions.role_in(request.user, key.tenant) if key else None,
                 "key": key.prefix if key else None,
             }
         status = 200 if report["status"] != "error" else 503
