@@ -1,10 +1,11 @@
 from django.contrib import admin
 
 from curation.models import ReviewItem
+from memories.admin import ScopedAdmin
 
 
 @admin.register(ReviewItem)
-class ReviewItemAdmin(admin.ModelAdmin):
+class ReviewItemAdmin(ScopedAdmin):
     """View-only: decisions are taken in the review queue, which applies and audits them."""
 
     list_display = [

@@ -3,16 +3,17 @@ through the same service as the page's buttons."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
 from curation.models import ReviewItem
 from curation.services.review import review_decide
+from memories import api_docs as docs
 from memories import permissions
-from memories.api import ERRORS, BaseApiView, _actor_label, tenant_of
+from memories.api import BaseApiView, _actor_label, tenant_of
 from memories.api_errors import error_body
-from memories.serializers import ErrorSerializer, StrictCharField, StrictSerializer
+from memories.serializers import StrictCharField, StrictSerializer
 
 
 class DecisionInSerializer(StrictSerializer):
@@ -50,10 +51,41 @@ def review_item_data(item: ReviewItem) -> dict:
     }
 
 
+DECIDED_EXAMPLE = {
+    "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+    "type": "conflict",
+    "state": "decided",
+    "decision": "accept_new",
+    "reason": "The client confirmed it by phone.",
+    "memory": docs.MEMORY_ID,
+    "other_memory": docs.OLD_ID,
+    "decided_by": "supervisor",
+    "decided_at": "2026-11-30T16:39:00+00:00",
+}
+
+
 class ReviewDecideApi(BaseApiView):
     @extend_schema(
         request=DecisionInSerializer,
-        responses={200: ReviewItemOutSerializer, 409: ErrorSerializer, **ERRORS},
+        parameters=[
+            OpenApiParameter(
+                "item_id",
+                type=str,
+                location=OpenApiParameter.PATH,
+                description="The review item's id (a UUID), as the review queue shows it.",
+                examples=[OpenApiExample("a review item", value=DECIDED_EXAMPLE["id"])],
+            )
+        ],
+        examples=[
+            docs.request_example(
+                "accept the newer statement",
+                {"decision": "accept_new", "reason": "The client confirmed it by phone."},
+            )
+        ],
+        responses={
+            **docs.ok(ReviewItemOutSerializer, "decided", DECIDED_EXAMPLE),
+            **docs.errors(400, 401, 403, 404, 409, 413, 429),
+        },
         summary="Decide a conflict or a promotion waiting in the review queue",
         operation_id="review_decide",
     )

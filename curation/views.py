@@ -36,7 +36,9 @@ OUTCOMES = {
 
 
 def _reviewer(user) -> None:
-    if not any(permissions.can_review(user, t) for t in permissions.tenants_of(user)):
+    if not any(
+        permissions.can_decide_review(user, t) for t in permissions.tenants_visible_to(user)
+    ):
         raise PermissionDenied("The review queue is for supervisors and admins.")
 
 

@@ -1,15 +1,48 @@
 """Django admin. Immutable records (events, memories' content, evidence, relations,
-embeddings, audit, job runs) are view-only: changes go through services, which audit."""
+embeddings, audit, job runs) are view-only: changes go through services, which audit.
+
+Superusers see every tenant. Staff who are not superusers see, on every page, list
+filter and foreign-key choice, only what ``memories.permissions`` lets them see."""
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.utils import timezone
 from guardian.admin import GuardedModelAdmin
 
-from memories import models
+from memories import models, permissions
+from memories.services.api_keys import api_key_revoke, api_key_state
+
+# Foreign keys whose choices are narrowed to what the user may see.
+_SCOPED_CHOICES = (models.Tenant, models.Client, models.Memory, models.Session, models.Event)
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ScopedAdminMixin:
+    """Querysets, foreign-key choices and the tenant list filter go through
+    ``permissions.scoped`` (a no-op for superusers)."""
+
+    def get_queryset(self, request):
+        return permissions.scoped(request.user, super().get_queryset(request))
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        related = db_field.remote_field.model
+        if related in _SCOPED_CHOICES:
+            kwargs["queryset"] = permissions.scoped(request.user, related._default_manager.all())
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def get_list_filter(self, request):
+        # The plain filter would list every tenant's name; this one only those in view.
+        return [
+            ("tenant", admin.RelatedOnlyFieldListFilter) if f == "tenant" else f
+            for f in super().get_list_filter(request)
+        ]
+
+
+class ScopedAdmin(ScopedAdminMixin, admin.ModelAdmin):
+    pass
+
+
+class ReadOnlyAdmin(ScopedAdmin):
     def has_add_permission(self, request, obj=None):
         return False
 
@@ -20,14 +53,14 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(ScopedAdminMixin, admin.TabularInline):
     model = models.Membership
     extra = 0
     autocomplete_fields = ["user"]
 
 
 @admin.register(models.Tenant)
-class TenantAdmin(admin.ModelAdmin):
+class TenantAdmin(ScopedAdmin):
     list_display = ["slug", "name", "language", "encrypted", "conflict_policy", "created_at"]
     list_filter = ["language", "encrypted", "conflict_policy"]
     search_fields = ["slug", "name"]
@@ -42,7 +75,7 @@ class TenantAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(ScopedAdmin):
     list_display = ["user", "tenant", "role", "created_at"]
     list_filter = ["role", "tenant"]
     search_fields = ["user__username", "tenant__slug"]
@@ -50,7 +83,7 @@ class MembershipAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Client)
-class ClientAdmin(GuardedModelAdmin):
+class ClientAdmin(ScopedAdminMixin, GuardedModelAdmin):
     list_display = ["__str__", "external_ref", "tenant", "user", "family_parent", "created_at"]
     list_filter = ["tenant"]
     search_fields = ["external_ref", "display_name"]
@@ -61,12 +94,17 @@ class ClientAdmin(GuardedModelAdmin):
 
 
 @admin.register(models.ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
+class ApiKeyAdmin(ScopedAdmin):
+    """Keys are created by ``manage.py create_api_key``, which shows the raw key once; the
+    admin shows the prefix, never the secret (only its hash is stored, and not shown).
+    Revoking is an action, so it is audited and cannot be undone by editing a field."""
+
     list_display = [
         "prefix",
         "name",
         "user",
         "tenant",
+        "state",
         "created_at",
         "expires_at",
         "revoked_at",
@@ -74,24 +112,51 @@ class ApiKeyAdmin(admin.ModelAdmin):
     ]
     list_filter = ["tenant", "revoked_at"]
     search_fields = ["prefix", "name", "user__username"]
-    readonly_fields = ["prefix", "tenant", "user", "created_at", "last_used_at"]
+    readonly_fields = [
+        "prefix",
+        "tenant",
+        "user",
+        "state",
+        "created_at",
+        "revoked_at",
+        "last_used_at",
+    ]
     fields = [
         "prefix",
         "name",
         "tenant",
         "user",
+        "state",
         "created_at",
         "expires_at",
         "revoked_at",
         "last_used_at",
     ]
+    actions = ["revoke"]
 
     def has_add_permission(self, request):
-        return False  # keys are created by `manage.py create_api_key`, which shows them once
+        return False
+
+    @admin.display(description="state")
+    def state(self, obj):
+        return api_key_state(obj)
+
+    @admin.action(description="Revoke the selected API keys", permissions=["change"])
+    def revoke(self, request, queryset):
+        revoked = 0
+        for key in queryset.filter(revoked_at__isnull=True):
+            api_key_revoke(key=key, actor=request.user, reason="revoked in the admin")
+            revoked += 1
+        self.message_user(
+            request,
+            f"{revoked} API key(s) revoked; they answer 401 from now on "
+            f"({timezone.now():%Y-%m-%d %H:%M} UTC).",
+            messages.SUCCESS,
+        )
 
 
 @admin.register(models.Session)
-class SessionAdmin(admin.ModelAdmin):
+class SessionAdmin(ScopedAdmin):
     list_display = ["external_ref", "client", "tenant", "user", "agent", "started_at"]
     list_filter = ["tenant", "agent"]
     search_fields = ["external_ref", "client__external_ref", "project_id", "task_id", "run_id"]
@@ -113,7 +178,7 @@ class EventAdmin(ReadOnlyAdmin):
         return obj.content[:80]
 
 
-class EvidenceInline(admin.TabularInline):
+class EvidenceInline(ScopedAdminMixin, admin.TabularInline):
     model = models.Evidence
     fk_name = "memory"
     extra = 0
@@ -125,7 +190,7 @@ class EvidenceInline(admin.TabularInline):
         return False
 
 
-class RelationInline(admin.TabularInline):
+class RelationInline(ScopedAdminMixin, admin.TabularInline):
     model = models.Relation
     fk_name = "source"
     extra = 0

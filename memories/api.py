@@ -5,18 +5,19 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions
 from rest_framework import permissions as drf_permissions
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from memories import api_docs as docs
 from memories import permissions
-from memories.models import ApiKey, Membership
+from memories.models import ApiKey
 from memories.selectors import health_report
 from memories.selectors_memory import evidence_for, relations_of, versions_of
 from memories.serializers import (
     BatchInSerializer,
     BatchResultSerializer,
-    ErrorSerializer,
     EventInSerializer,
     FeedbackInSerializer,
     ForgetInSerializer,
@@ -34,13 +35,28 @@ from memories.serializers import (
 from memories.services.ingest import EventInput, event_ingest, events_ingest
 from memories.services.lifecycle import memory_feedback, memory_forget
 from memories.services.retrieval import Filters, memories_search
+from memories.throttling import ReadRateThrottle, WriteRateThrottle
 from memories.tools import TOOLS
-
-ERRORS = {code: ErrorSerializer for code in (400, 401, 403, 404)}
 
 
 class BaseApiView(APIView):
-    """Authentication, permissions and error format come from REST_FRAMEWORK settings."""
+    """Every API view: authentication (API key, or a browser session with its CSRF
+    check), permissions (authenticated; each view then asks ``memories.permissions``),
+    throttling per API key with separate read and write budgets, and the one error
+    format (``memories.api_errors``). A view whose POST only reads (search, context)
+    lists it in ``read_methods``, so it spends the read budget."""
+
+    throttle_classes = [ReadRateThrottle, WriteRateThrottle]
+    read_methods: tuple[str, ...] = ("GET", "HEAD", "OPTIONS")
+
+    def check_throttles(self, request):
+        for throttle in self.get_throttles():
+            if not throttle.allow_request(request, self):
+                raise exceptions.Throttled(
+                    wait=throttle.wait(),
+                    detail=f"Too many requests for this API key: the limit is "
+                    f"{throttle.describe()}.",
+                )
 
 
 class HealthApi(BaseApiView):
@@ -50,7 +66,11 @@ class HealthApi(BaseApiView):
     permission_classes = [drf_permissions.AllowAny]
 
     @extend_schema(
-        responses={200: OpenApiTypes.OBJECT, 503: OpenApiTypes.OBJECT},
+        responses={
+            **docs.ok(OpenApiTypes.OBJECT, "healthy, with the caller's key", docs.HEALTH),
+            **docs.ok(OpenApiTypes.OBJECT, "the database is down", docs.HEALTH_DOWN, 503),
+            **docs.errors(401, 429),
+        },
         auth=[],
         summary="Database, pgvector, embedding providers and queue",
         operation_id="health",
@@ -59,16 +79,11 @@ class HealthApi(BaseApiView):
         report = health_report()
         report["caller"] = None
         if request.user.is_authenticated:
-            key = request.auth if hasattr(request.auth, "tenant") else None
-            membership = (
-                Membership.objects.filter(user=request.user, tenant=key.tenant).first()
-                if key
-                else None
-            )
+            key = request.auth if isinstance(request.auth, ApiKey) else None
             report["caller"] = {
                 "user": request.user.get_username(),
                 "tenant": key.tenant.slug if key else None,
-                "role": membership.role if membership else None,
+                "role": permissions.role_in(request.user, key.tenant) if key else None,
                 "key": key.prefix if key else None,
             }
         status = 200 if report["status"] != "error" else 503
@@ -101,7 +116,11 @@ class EventsApi(BaseApiView):
 
     @extend_schema(
         request=EventInSerializer,
-        responses={201: IngestResultSerializer, **ERRORS},
+        examples=[docs.EVENT_REQUEST],
+        responses={
+            **docs.ok(IngestResultSerializer, "stored", docs.INGEST_RESULT, 201),
+            **docs.BODY_ERRORS,
+        },
         summary="Store one event and the memories it teaches",
         operation_id="events_create",
     )
@@ -123,7 +142,11 @@ class EventsBatchApi(BaseApiView):
 
     @extend_schema(
         request=BatchInSerializer,
-        responses={201: BatchResultSerializer, **ERRORS},
+        examples=[docs.BATCH_REQUEST],
+        responses={
+            **docs.ok(BatchResultSerializer, "all stored", docs.BATCH_RESULT, 201),
+            **docs.BODY_ERRORS,
+        },
         summary="Store up to 500 events, all or nothing",
         operation_id="events_batch",
     )
@@ -139,27 +162,39 @@ class EventsBatchApi(BaseApiView):
         return Response({"results": [ingest_result_data(r) for r in results]}, status=201)
 
 
-def _filters(data: dict, tiers: tuple[str, ...]) -> Filters:
+def _filters(data: dict, user, client) -> Filters:
     tier = tuple(data.get("tier") or ())
-    if tiers:  # a read-only persona: only what it may read, whatever it asked
+    status = tuple(data.get("status") or ())
+    as_of = data.get("as_of")
+    if tiers := permissions.readable_tiers(user, client):
+        # A read-only persona: only what it may read, whatever it asked.
         tier = tuple(t for t in tier if t in tiers) or tiers
+        statuses = permissions.readable_statuses(user, client)
+        status = tuple(s for s in status if s in statuses) or statuses
+        as_of = None
     return Filters(
         tier=tier,
         kind=tuple(data.get("kind") or ()),
-        status=tuple(data.get("status") or ()),
+        status=status,
         tags=tuple(data.get("tags") or ()),
         since=data.get("since"),
         until=data.get("until"),
-        as_of=data.get("as_of"),
+        as_of=as_of,
     )
 
 
 class SearchApi(BaseApiView):
     """The memories most relevant to ``query`` for one client, with score components."""
 
+    read_methods = ("POST", "OPTIONS")
+
     @extend_schema(
         request=SearchInSerializer,
-        responses={200: SearchOutSerializer, **ERRORS},
+        examples=[docs.SEARCH_REQUEST],
+        responses={
+            **docs.ok(SearchOutSerializer, "ranked", docs.SEARCH_RESULT),
+            **docs.BODY_ERRORS,
+        },
         summary="The memories most relevant to a query",
         operation_id="search",
     )
@@ -173,7 +208,7 @@ class SearchApi(BaseApiView):
             client=client,
             query=data["query"],
             k=data["k"],
-            filters=_filters(data["filters"], permissions.readable_tiers(request.user, client)),
+            filters=_filters(data["filters"], request.user, client),
         )
         evidence = evidence_for(h.memory.pk for h in hits)
         return Response({"results": [hit_data(h, evidence.get(h.memory.pk, [])) for h in hits]})
@@ -182,7 +217,12 @@ class SearchApi(BaseApiView):
 class MemoryApi(BaseApiView):
     @extend_schema(
         request=ForgetInSerializer,
-        responses={200: MemoryDetailSerializer, **ERRORS},
+        parameters=[docs.MEMORY_ID_PARAMETER],
+        examples=[docs.FORGET_REQUEST],
+        responses={
+            **docs.ok(MemoryDetailSerializer, "forgotten", docs.FORGOTTEN),
+            **docs.BODY_ERRORS,
+        },
         summary="Forget a memory (soft delete)",
         operation_id="memory_forget",
     )
@@ -200,22 +240,28 @@ class MemoryApi(BaseApiView):
         return Response(memory_detail_data(memory, evidence=[], relations=[]))
 
     @extend_schema(
-        responses={200: MemoryDetailSerializer, **ERRORS},
+        parameters=[docs.MEMORY_ID_PARAMETER],
+        responses={
+            **docs.ok(MemoryDetailSerializer, "the memory", docs.MEMORY_DETAIL),
+            **docs.ONE_MEMORY_ERRORS,
+        },
         summary="One memory with evidence and relations",
         operation_id="memory_retrieve",
     )
     def get(self, request, memory_id):
-        memory = permissions.memory_for_read(request.user, tenant_of(request), memory_id)
+        tenant = tenant_of(request)
+        memory = permissions.memory_for_read(request.user, tenant, memory_id)
+        relations = relations_of(memory)
+        visible = set(
+            permissions.memories_visible_to(request.user, tenant)
+            .filter(pk__in=[r["memory"].pk for r in relations])
+            .values_list("pk", flat=True)
+        )
         return Response(
             memory_detail_data(
                 memory,
                 evidence=evidence_for([memory.pk]).get(memory.pk, []),
-                relations=[
-                    r
-                    for r in relations_of(memory)
-                    if not permissions.readable_tiers(request.user, memory.client)
-                    or r["memory"].tier == "core"
-                ],
+                relations=[r for r in relations if r["memory"].pk in visible],
             )
         )
 
@@ -224,8 +270,11 @@ class MemoryListApi(BaseApiView):
     """The client's newest live memories (what an agent lists before asking)."""
 
     @extend_schema(
-        parameters=[MemoryListInSerializer],
-        responses={200: MemoryListOutSerializer, **ERRORS},
+        parameters=[MemoryListInSerializer, docs.CLIENT_PARAMETER],
+        responses={
+            **docs.ok(MemoryListOutSerializer, "newest first", docs.MEMORY_LIST),
+            **docs.QUERY_ERRORS,
+        },
         summary="The newest live memories of a client",
         operation_id="memories_list",
     )
@@ -251,7 +300,12 @@ class MemoryListApi(BaseApiView):
 class MemoryFeedbackApi(BaseApiView):
     @extend_schema(
         request=FeedbackInSerializer,
-        responses={200: MemoryDetailSerializer, **ERRORS},
+        parameters=[docs.MEMORY_ID_PARAMETER],
+        examples=[docs.FEEDBACK_REQUEST],
+        responses={
+            **docs.ok(MemoryDetailSerializer, "noted", {**docs.MEMORY_DETAIL, "confidence": 0.8}),
+            **docs.BODY_ERRORS,
+        },
         summary="Say whether a memory helped",
         operation_id="memory_feedback",
     )
@@ -273,7 +327,11 @@ class MemoryHistoryApi(BaseApiView):
     """Every version of a memory (linked by ``updates``), oldest first."""
 
     @extend_schema(
-        responses={200: HistoryOutSerializer, **ERRORS},
+        parameters=[docs.MEMORY_ID_PARAMETER],
+        responses={
+            **docs.ok(HistoryOutSerializer, "oldest first", docs.HISTORY),
+            **docs.ONE_MEMORY_ERRORS,
+        },
         summary="Every version of a memory",
         operation_id="memory_history",
     )
@@ -304,7 +362,10 @@ class ToolsApi(BaseApiView):
     call each one is (path parameters in braces come from the arguments)."""
 
     @extend_schema(
-        responses={200: OpenApiTypes.OBJECT},
+        responses={
+            **docs.ok(OpenApiTypes.OBJECT, "the tools", docs.TOOLS),
+            **docs.errors(401, 403, 429),
+        },
         summary="OpenAI function-calling schemas of the agent tools",
         operation_id="tools",
     )

@@ -8,7 +8,9 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, JsonResponse
 from django.views import defaults
 from rest_framework import exceptions, status
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
 
@@ -47,7 +49,10 @@ def _flatten(detail) -> dict[str, list[str]]:
                         out[f"{field}[{index}]"] = [str(m) for m in items]
             elif isinstance(value, dict):
                 for sub, messages in _flatten(value).items():
-                    out[f"{field}.{sub}"] = messages
+                    # A nested object's own error belongs to the object: "events", not
+                    # "events.non_field_errors".
+                    name = field if sub == api_settings.NON_FIELD_ERRORS_KEY else f"{field}.{sub}"
+                    out[name] = messages
             elif isinstance(value, list) and value and isinstance(value[0], dict):
                 for index, item in enumerate(value):
                     for sub, messages in _flatten(item).items():
@@ -62,7 +67,20 @@ def error_body(code: str, message: str, fields: dict | None = None) -> dict:
     return {"error": {"code": code, "message": message, "fields": fields or {}}}
 
 
+def _as_json(response, context):
+    """Errors are JSON whatever the view renders (the schema's YAML, the docs' HTML)."""
+    request = context.get("request")
+    if request is not None and response is not None:
+        request.accepted_renderer = JSONRenderer()
+        request.accepted_media_type = JSONRenderer.media_type
+    return response
+
+
 def exception_handler(exc, context):
+    return _as_json(_handle(exc, context), context)
+
+
+def _handle(exc, context):
     if isinstance(exc, RequestDataTooBig):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         return Response(

@@ -8,10 +8,10 @@ from memories import permissions
 
 
 def _navigation(user) -> dict:
-    tenants = list(permissions.tenants_of(user))
+    tenants = list(permissions.tenants_visible_to(user))
     return {
         "clients": any(permissions.can_browse_clients(user, t) for t in tenants),
-        "review": any(permissions.can_review(user, t) for t in tenants),
+        "review": any(permissions.can_decide_review(user, t) for t in tenants),
         "mine": permissions.own_client(user) is not None,
         "admin": user.is_staff,
     }

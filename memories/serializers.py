@@ -10,7 +10,7 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from memories.conf import setting
-from memories.models import EventSource, Kind, Status, Tier
+from memories.models import EventSource, Kind, RelationType, Status, Tier
 from memories.services.text import clean
 
 MAX_METADATA_BYTES = 16_384
@@ -26,12 +26,56 @@ class StrictSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
 
+# What the schema says a non-blank string must contain (the fields trim what Python calls
+# whitespace), and what content must contain once cleaned (control characters are blank
+# too). Spelled out, not \s: JSON Schema's regular expressions are ECMA-262's, whose \s is
+# not Python's.
+_PY_SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+NOT_BLANK = f"[^{_PY_SPACE}]"
+HAS_TEXT = f"[^\\x00-\\x1f\\x7f{_PY_SPACE}]"
+
+
 class StrictCharField(serializers.CharField):
-    """A string, not a number that happens to convert to one."""
+    """A string, not a number that happens to convert to one. ``pattern`` is what the
+    OpenAPI schema states about its text (memories/schema.py); a required, trimmed field
+    says it must hold more than whitespace."""
+
+    def __init__(self, *, pattern: str | None = None, **kwargs):
+        super().__init__(**kwargs)
+        if pattern is None and not self.allow_blank and self.trim_whitespace:
+            pattern = NOT_BLANK
+        self.schema_pattern = pattern
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
             self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """JSON true or false, not 0, 1 or "yes"."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer, not "5" or 5.0 (query strings use IntegerField)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class OneOrManyField(serializers.ListField):
+    """A list, or a single value standing for a list of one: ``{"tier": "core"}``."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, str):
+            data = [data]
         return super().to_internal_value(data)
 
 
@@ -50,15 +94,37 @@ class EventInSerializer(StrictSerializer):
     session = StrictCharField(max_length=200, required=False, default="")
     source = serializers.ChoiceField(choices=EventSource.choices, default=EventSource.CHAT)
     speaker = StrictCharField(max_length=100, required=False, default="")
-    content = StrictCharField(trim_whitespace=False)
-    observed_at = serializers.DateTimeField(required=False, default=None, allow_null=True)
-    external_id = StrictCharField(max_length=200, required=False, default="")
-    metadata = serializers.JSONField(required=False, default=dict)
+    content = StrictCharField(
+        trim_whitespace=False,
+        pattern=HAS_TEXT,
+        help_text="What was said or observed: text (not only whitespace or control "
+        "characters), at most MAX_EVENT_CHARS (65,536) characters.",
+    )
+    observed_at = serializers.DateTimeField(
+        required=False,
+        default=None,
+        allow_null=True,
+        help_text="When it happened (ISO 8601; default now). Not in the future: five "
+        "minutes of clock skew are allowed.",
+    )
+    external_id = StrictCharField(
+        max_length=200,
+        required=False,
+        default="",
+        help_text="Your id for this event, unique per client: posting it again stores "
+        "nothing and answers the same. A batch may not repeat one for the same client.",
+    )
+    metadata = serializers.DictField(
+        required=False,
+        default=dict,
+        help_text="Any JSON object, at most 16 KB, with no NUL character in it.",
+        error_messages={"not_a_dict": "metadata must be a JSON object."},
+    )
     agent = StrictCharField(max_length=100, required=False, default="")
     project_id = StrictCharField(max_length=200, required=False, default="")
     task_id = StrictCharField(max_length=200, required=False, default="")
     run_id = StrictCharField(max_length=200, required=False, default="")
-    extract_from_assistant = serializers.BooleanField(required=False, default=False)
+    extract_from_assistant = StrictBooleanField(required=False, default=False)
 
     def validate_content(self, value: str) -> str:
         limit = int(setting("MAX_EVENT_CHARS"))
@@ -89,6 +155,8 @@ class EventInSerializer(StrictSerializer):
 
 class BatchInSerializer(StrictSerializer):
     events = EventInSerializer(many=True, allow_empty=False)
+    # Stated in the schema as maxItems (memories/schema.py); checked in validate_events.
+    list_limits = {"events": "MAX_BATCH_EVENTS"}
 
     def validate_events(self, value):
         limit = int(setting("MAX_BATCH_EVENTS"))
@@ -111,7 +179,7 @@ class BatchInSerializer(StrictSerializer):
 class EventOutSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     client = serializers.CharField(source="client.external_ref")
-    session = serializers.CharField(source="session.external_ref", default=None)
+    session = serializers.CharField(source="session.external_ref", default=None, allow_null=True)
     source = serializers.CharField()
     speaker = serializers.CharField()
     content = serializers.CharField()
@@ -131,7 +199,12 @@ class MemoryBriefSerializer(serializers.Serializer):
     confidence = serializers.FloatField()
     importance = serializers.FloatField()
     observed_at = serializers.DateTimeField()
-    expires_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(allow_null=True)
+
+
+class RelatedOutSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=Status.choices)
 
 
 class OutcomeSerializer(MemoryBriefSerializer):
@@ -140,7 +213,7 @@ class OutcomeSerializer(MemoryBriefSerializer):
     action = serializers.ChoiceField(
         choices=["added", "deduplicated", "updated", "extended", "conflict"]
     )
-    related = serializers.DictField(allow_null=True)
+    related = RelatedOutSerializer(allow_null=True)
 
 
 _datetime = serializers.DateTimeField()
@@ -198,7 +271,7 @@ def ingest_result_data(result) -> dict:
 
 
 def _choices_list(choices):
-    return serializers.ListField(
+    return OneOrManyField(
         child=serializers.ChoiceField(choices=choices), required=False, default=list
     )
 
@@ -207,23 +280,19 @@ class FiltersSerializer(StrictSerializer):
     tier = _choices_list(Tier.choices)
     kind = _choices_list(Kind.choices)
     status = _choices_list(Status.choices)
-    tags = serializers.ListField(
+    tags = OneOrManyField(
         child=StrictCharField(max_length=64), required=False, default=list, max_length=20
     )
-    since = serializers.DateTimeField(required=False, default=None, allow_null=True)
+    since = serializers.DateTimeField(
+        required=False, default=None, allow_null=True, help_text="Not after `until`."
+    )
     until = serializers.DateTimeField(required=False, default=None, allow_null=True)
-    as_of = serializers.DateTimeField(required=False, default=None, allow_null=True)
-
-    def to_internal_value(self, data):
-        # A single value is accepted where a list is expected: {"tier": "core"}.
-        if isinstance(data, dict):
-            data = {
-                key: [value]
-                if key in ("tier", "kind", "status", "tags") and isinstance(value, str)
-                else value
-                for key, value in data.items()
-            }
-        return super().to_internal_value(data)
+    as_of = serializers.DateTimeField(
+        required=False,
+        default=None,
+        allow_null=True,
+        help_text="What memory said at this time (superseded and forgotten memories count).",
+    )
 
     def validate(self, attrs):
         if attrs["since"] and attrs["until"] and attrs["since"] > attrs["until"]:
@@ -234,15 +303,15 @@ class FiltersSerializer(StrictSerializer):
 class SearchInSerializer(StrictSerializer):
     client = StrictCharField(max_length=200)
     query = StrictCharField(max_length=4000)
-    k = serializers.IntegerField(min_value=1, max_value=100, default=10)
+    k = StrictIntegerField(min_value=1, max_value=100, default=10)
     filters = FiltersSerializer(required=False, default=dict)
 
 
 class ContextInSerializer(StrictSerializer):
     client = StrictCharField(max_length=200)
     message = StrictCharField(max_length=8000)
-    budget_chars = serializers.IntegerField(min_value=200, max_value=50_000, default=2000)
-    k = serializers.IntegerField(min_value=1, max_value=50, default=8)
+    budget_chars = StrictIntegerField(min_value=200, max_value=50_000, default=2000)
+    k = StrictIntegerField(min_value=1, max_value=50, default=8)
 
 
 class EvidenceOutSerializer(serializers.Serializer):
@@ -325,7 +394,7 @@ class ForgetInSerializer(StrictSerializer):
 
 
 class FeedbackInSerializer(StrictSerializer):
-    useful = serializers.BooleanField()
+    useful = StrictBooleanField()
     note = StrictCharField(max_length=500, required=False, default="", allow_blank=True)
 
 
@@ -362,10 +431,20 @@ class SearchOutSerializer(serializers.Serializer):
     results = SearchHitSerializer(many=True)
 
 
+class RelatedMemorySerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    content = serializers.CharField()
+    status = serializers.ChoiceField(choices=Status.choices)
+
+
 class RelationOutSerializer(serializers.Serializer):
-    type = serializers.CharField()
+    type = serializers.ChoiceField(choices=RelationType.choices)
     direction = serializers.ChoiceField(choices=["in", "out"])
-    memory = serializers.DictField()
+    memory = RelatedMemorySerializer()
+
+
+class MemoryEvidenceSerializer(EvidenceOutSerializer):
+    role = serializers.ChoiceField(choices=["extracted", "restated", "consolidated"])
 
 
 class MemoryDetailSerializer(MemoryBriefSerializer):
@@ -378,7 +457,7 @@ class MemoryDetailSerializer(MemoryBriefSerializer):
     dup_count = serializers.IntegerField()
     evidence_count = serializers.IntegerField()
     is_latest = serializers.BooleanField()
-    evidence = serializers.ListField(child=serializers.DictField())
+    evidence = MemoryEvidenceSerializer(many=True)
     relations = RelationOutSerializer(many=True)
 
 

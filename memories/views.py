@@ -18,7 +18,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from memories import permissions
 from memories.api_errors import DomainError
@@ -48,6 +48,7 @@ RELATION_LABELS = {
 }
 
 
+@require_safe
 @login_required
 def home(request):
     memberships = Membership.objects.filter(user=request.user).select_related("tenant")
@@ -57,7 +58,9 @@ def home(request):
 @login_required
 def client_list(request):
     user = request.user
-    tenants = [t for t in permissions.tenants_of(user) if permissions.can_browse_clients(user, t)]
+    tenants = [
+        t for t in permissions.tenants_visible_to(user) if permissions.can_browse_clients(user, t)
+    ]
     if not tenants:
         if permissions.own_client(user) is not None:
             return redirect("profiles:mine")
@@ -104,7 +107,7 @@ def client_list(request):
 @login_required
 def memory_detail(request, memory_id):
     user = request.user
-    memory = permissions.memory_for_page(user, memory_id)
+    memory = permissions.memory_for_read(user, None, memory_id)
     visible = permissions.memories_visible_to(user, memory.tenant)
     versions = versions_of(memory)
     relations = relations_of(memory)
@@ -138,7 +141,7 @@ def memory_detail(request, memory_id):
 def _tier_context(user, memory, form=None, **extra) -> dict:
     return {
         "memory": memory,
-        "can_override_tier": permissions.can_review(user, memory.tenant),
+        "can_override_tier": permissions.can_override_tier(user, memory),
         "tier_form": form or TierForm(initial={"tier": memory.tier, "pin": True}),
         **extra,
     }
@@ -148,7 +151,7 @@ def _tier_context(user, memory, form=None, **extra) -> dict:
 @require_POST
 def memory_tier(request, memory_id):
     """Tier override by a supervisor (the same service the tier jobs use)."""
-    memory = permissions.memory_for_tier_override(request.user, memory_id)
+    memory = permissions.memory_for_tier_override(request.user, None, memory_id)
     form = TierForm(request.POST)
     error = notice = ""
     if form.is_valid():

@@ -7,6 +7,7 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -30,10 +31,22 @@ DATA_DIR = Path(env("MEMORYHUB_DATA_DIR", str(BASE_DIR / ".data"))).resolve()
 DATA_DIR.mkdir(parents=True, exist_ok=True)
 
 
+DEBUG = env_bool("MEMORYHUB_DEBUG", False)
+# A deployment: a real database and debug off. It must be given its secret key (several
+# web processes on several machines share one), and it sits behind HTTPS unless told not.
+DEPLOYED = not DEBUG and bool(env("DATABASE_URL"))
+
+
 def _secret_key() -> str:
-    """From the environment, else one generated once per data folder (never in the repo)."""
+    """From the environment. Only a local run (debug on, or the embedded database) may
+    fall back to one generated once into its data folder, which git ignores."""
     if key := env("MEMORYHUB_SECRET_KEY"):
         return key
+    if DEPLOYED:
+        raise ImproperlyConfigured(
+            "Set MEMORYHUB_SECRET_KEY: with DATABASE_URL set and debug off, memoryhub does "
+            "not invent a key (every web process must share the same one)."
+        )
     path = DATA_DIR / "secret_key"
     if not path.exists():
         path.write_text(secrets.token_urlsafe(50))
@@ -42,7 +55,6 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
-DEBUG = env_bool("MEMORYHUB_DEBUG", False)
 ALLOWED_HOSTS = env_list("MEMORYHUB_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("MEMORYHUB_CSRF_TRUSTED_ORIGINS")
 
@@ -157,13 +169,18 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 # Serve straight from the app folders unless collectstatic was run for production.
 WHITENOISE_USE_FINDERS = env_bool("MEMORYHUB_STATIC_FINDERS", True)
 
-# --- Security: secure cookies and headers whenever not in debug. ---
+# --- Security: sessions and CSRF on every page, secure headers always, secure cookies
+# and HSTS whenever served over HTTPS (by default when deployed, see DEPLOYED). ---
 SESSION_COOKIE_HTTPONLY = True
-CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_HTTPONLY = False  # no gain (the token is in every page): scripts may read it
 SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SECURE_REFERRER_POLICY = "same-origin"
-if not DEBUG and env_bool("MEMORYHUB_HTTPS", False):
+HTTPS = not DEBUG and env_bool("MEMORYHUB_HTTPS", DEPLOYED)
+if HTTPS:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_SSL_REDIRECT = True
@@ -184,6 +201,11 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "memories.api_errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # Per API key (memories/throttling.py); "off" lifts a limit.
+    "DEFAULT_THROTTLE_RATES": {
+        "read": env("MEMORYHUB_THROTTLE_READ", "600/minute"),
+        "write": env("MEMORYHUB_THROTTLE_WRITE", "300/minute"),
+    },
 }
 
 SPECTACULAR_SETTINGS = {

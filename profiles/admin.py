@@ -1,10 +1,11 @@
 from django.contrib import admin
 
+from memories.admin import ScopedAdmin
 from profiles.models import Profile
 
 
 @admin.register(Profile)
-class ProfileAdmin(admin.ModelAdmin):
+class ProfileAdmin(ScopedAdmin):
     """View-only: profiles are rebuilt from memories, never edited by hand."""
 
     list_display = ["client", "tenant", "version", "refreshed_at"]

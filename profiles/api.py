@@ -5,8 +5,9 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 
+from memories import api_docs as docs
 from memories import permissions
-from memories.api import ERRORS, BaseApiView, tenant_of
+from memories.api import BaseApiView, tenant_of
 from memories.selectors_memory import evidence_for
 from memories.serializers import ContextInSerializer, ContextOutSerializer, hit_data
 from profiles.services.context import context_build
@@ -22,9 +23,15 @@ def _core_data(memory) -> dict:
 
 
 class ContextApi(BaseApiView):
+    read_methods = ("POST", "OPTIONS")
+
     @extend_schema(
         request=ContextInSerializer,
-        responses={200: ContextOutSerializer, **ERRORS},
+        examples=[docs.CONTEXT_REQUEST],
+        responses={
+            **docs.ok(ContextOutSerializer, "ready for the prompt", docs.CONTEXT_RESULT),
+            **docs.BODY_ERRORS,
+        },
         summary="Profile, core and relevant memories, and prompt-ready text",
         operation_id="context",
     )

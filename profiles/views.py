@@ -28,7 +28,7 @@ EVENTS_PER_PAGE = 30
 
 @login_required
 def client_detail(request, client_id):
-    client = permissions.client_for_page(request.user, client_id)
+    client = permissions.client_by_id_for_read(request.user, client_id)
     if not permissions.can_read_history(request.user, client):
         return _core_page(request, client)
     context = {
@@ -44,7 +44,7 @@ def client_detail(request, client_id):
 @login_required
 def client_memories(request, client_id):
     """The memory list fragment: a search or the newest memories, filtered and paged."""
-    client = permissions.client_for_page(request.user, client_id)
+    client = permissions.client_by_id_for_read(request.user, client_id)
     context = {"client": client, **_memory_results(request, client)}
     response = render(request, "profiles/client_detail.html#memory-results", context)
     if request.htmx:
@@ -56,7 +56,7 @@ def client_memories(request, client_id):
 @login_required
 def client_timeline(request, client_id):
     """One page of the client's sessions and events (the raw record)."""
-    client = permissions.client_for_page(request.user, client_id)
+    client = permissions.client_by_id_for_read(request.user, client_id)
     if not permissions.can_read_history(request.user, client):
         raise Http404("Client not found.")
     context = {"client": client, **_timeline(request, client)}

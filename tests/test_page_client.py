@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from memories.models import MemoryAccess
 from tests import factories
-from tests.dbstate import db_state
+from tests.snapshot import take as db_state
 
 pytestmark = pytest.mark.django_db
 

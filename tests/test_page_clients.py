@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from tests import factories
-from tests.dbstate import db_state
+from tests.snapshot import take as db_state
 
 pytestmark = pytest.mark.django_db
 URL = "/clients/"

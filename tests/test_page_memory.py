@@ -9,7 +9,7 @@ from memories import permissions
 from memories.models import AuditEntry, Memory
 from memories.selectors_lineage import lineage_of
 from tests import factories
-from tests.dbstate import db_state
+from tests.snapshot import take as db_state
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ from django.urls import reverse
 from curation.models import ReviewItem
 from memories.models import AuditEntry, Memory
 from tests import factories
-from tests.dbstate import db_state
+from tests.snapshot import take as db_state
 
 pytestmark = pytest.mark.django_db
 

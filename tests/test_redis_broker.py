@@ -45,6 +45,8 @@ def _env() -> dict:
         "DJANGO_SETTINGS_MODULE": "memoryhub.settings",
         "MEMORYHUB_QUEUE_SYNC": "false",
         "MEMORYHUB_WORKERS": "1",
+        # DATABASE_URL makes it a deployment, which needs a key shared by its processes.
+        "MEMORYHUB_SECRET_KEY": "redis-broker-test-only",
         "PYTHONWARNINGS": "ignore",
     }
 

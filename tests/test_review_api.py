@@ -4,7 +4,7 @@ import pytest
 
 from memories.models import Memory
 from tests import factories
-from tests.dbstate import db_state
+from tests.snapshot import take as db_state
 
 pytestmark = pytest.mark.django_db
 
@@ -40,6 +40,8 @@ def test_decide_permissions(api_client, personas, conflict, persona, status):
     user = getattr(personas, persona)
     tenant = personas.other_tenant if persona == "outsider" else personas.tenant
     _, key = factories.api_key_for(user, tenant)
+    # the key's first use records itself (last_used_at) before the snapshot
+    api_client.get("/api/v1/health/", HTTP_AUTHORIZATION=f"Bearer {key}")
     before = db_state()
     response = _decide(api_client, user, tenant, conflict, key=key, decision="accept_new")
     assert response.status_code == status

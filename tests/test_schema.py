@@ -47,7 +47,47 @@ def test_schema_endpoint_documents_every_operation(api_client):
     assert found == OPERATIONS
     assert schema["components"]["securitySchemes"]["apiKey"]["scheme"] == "bearer"
     search = schema["paths"]["/api/v1/search/"]["post"]
-    assert set(search["responses"]) == {"200", "400", "401", "403", "404"}
+    assert set(search["responses"]) == {"200", "400", "401", "403", "404", "413", "429"}
+
+
+def _schema(api_client):
+    return api_client.get("/api/v1/schema/?format=json").json()
+
+
+@pytest.mark.parametrize(("path", "method"), sorted(OPERATIONS))
+def test_every_operation_has_request_and_response_examples(api_client, path, method):
+    operation = _schema(api_client)["paths"][path][method]
+    if "requestBody" in operation:
+        assert operation["requestBody"]["content"]["application/json"]["examples"]
+    for parameter in operation.get("parameters", []):
+        if parameter.get("required"):
+            assert parameter.get("examples"), parameter["name"]
+    for status, response in operation["responses"].items():
+        if "content" in response:
+            assert response["content"]["application/json"]["examples"], status
+    errors = [s for s in operation["responses"] if s.startswith("4")]
+    assert "401" in errors and "429" in errors
+
+
+def test_errors_are_documented_with_the_one_error_format(api_client):
+    schema = _schema(api_client)
+    error = schema["components"]["schemas"]["Error"]
+    assert error["properties"] == {"error": {"$ref": "#/components/schemas/ErrorBody"}}
+    responses = schema["paths"]["/api/v1/events/"]["post"]["responses"]
+    example = responses["429"]["content"]["application/json"]["examples"]["429"]["value"]
+    assert example["error"]["code"] == "throttled"
+
+
+def test_schema_patterns_match_what_the_api_trims():
+    """The patterns the schema states agree with the code, character by character."""
+    import re
+
+    from memories.serializers import HAS_TEXT, NOT_BLANK
+    from memories.services.text import clean
+
+    for char in map(chr, range(0x3100)):
+        assert bool(re.search(NOT_BLANK, char)) == bool(char.strip()), hex(ord(char))
+        assert bool(re.search(HAS_TEXT, char)) == bool(clean(char)), hex(ord(char))
 
 
 def test_swagger_ui_is_served_from_the_app(client):

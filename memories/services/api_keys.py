@@ -85,6 +85,15 @@ def api_key_verify(raw_key: str) -> ApiKey:
     return key
 
 
+def api_key_state(key: ApiKey, at: datetime | None = None) -> str:
+    """``active``, ``revoked`` or ``expired``: what the admin and ``api_keys list`` show."""
+    if key.revoked_at is not None:
+        return "revoked"
+    if key.expires_at is not None and key.expires_at <= (at or timezone.now()):
+        return "expired"
+    return "active"
+
+
 @transaction.atomic
 def api_key_revoke(*, key: ApiKey, actor=None, reason: str = "") -> ApiKey:
     if key.revoked_at is None:

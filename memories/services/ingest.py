@@ -89,6 +89,10 @@ def events_ingest(
     *, user, tenant: Tenant, items: list[EventInput], actor_label: str = ""
 ) -> list[IngestResult]:
     """Store ``items`` and what they teach, in order. All or nothing."""
+    # Refuse before extracting and embedding: a key that may not write costs no CPU.
+    # (Checked again under the lock, where clients are created.)
+    for ref in sorted({item.client for item in items}):
+        permissions.client_for_write(user, tenant, ref)
     now = timezone.now()
     prepared = _prepare_all(items, now)
     embedded = _embed(prepared)

@@ -1,0 +1,527 @@
+"""The permission matrix: every persona × every endpoint and page × read and write.
+
+Each row is one request (an endpoint or page, a method, a target); each column a persona
+(DESIGN "Who uses it", plus an anonymous caller). A cell is the exact status that persona
+gets. Every denied cell also asserts that nothing changed in the database, and an API
+denial answers in the error format. The other tenant's advisor (``outsider``) posting
+about "emma" reaches *their* tenant's emma: allowed, and this tenant is untouched.
+
+A new endpoint or page is a new row in ROWS (and a new operation in the schema test
+fails until it is).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import pytest
+from django.test import Client as PageClient
+from rest_framework.test import APIClient
+
+from memories.models import Tier
+from tests import factories
+from tests.snapshot import take
+
+pytestmark = pytest.mark.django_db
+
+PERSONAS = ("advisor", "outsider", "advisor2", "supervisor", "admin", "client", "heir")
+COLUMNS = (*PERSONAS, "anonymous")
+PASSWORD = "pw-for-tests"  # tests.factories.UserFactory
+
+
+@dataclass(frozen=True)
+class Denied:
+    """A denial answered with a status below 400: a redirect to a login page, or a login
+    form shown again."""
+
+    status: int
+
+
+def cells(default=None, *, anonymous=401, **by_persona) -> dict:
+    """Expected status per column: ``default`` for every persona not named."""
+    out = {p: by_persona.get(p, default) for p in PERSONAS}
+    out["anonymous"] = anonymous
+    assert None not in out.values(), out
+    return out
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    method: str
+    path: str  # "{emma_core}" and the like are filled from the world's memory ids
+    expect: dict
+    kind: str  # read | write
+    body: dict | None = None
+    page: bool = False  # a browser page: session login, CSRF enforced
+    csrf: bool = True  # pages only: send the CSRF token
+    check: object = field(default=None, compare=False)  # (response, world, persona) → None
+
+
+def _only_core(response, world, persona):
+    """The own client's login gets its core tier only, whatever it asks."""
+    if persona != "client":
+        return
+    body = response.json()
+    found = [m["tier"] for m in body.get("results", [])] + [
+        m["tier"] for m in body.get("memories", [])
+    ]
+    assert set(found) <= {"core"}, body
+    if "profile" in body:
+        assert body["memories"] == []
+        assert body["profile"] == {"static": [], "dynamic": []}
+
+
+def _sees_acme_only_as_acme(response, world, persona):
+    """The outsider's answers never hold this tenant's content."""
+    if persona == "outsider":
+        text = response.content.decode()
+        for content in world.acme_contents:
+            assert content not in text
+
+
+EVENT = {"client": "emma", "content": "I prefer phone calls in the morning.", "external_id": "m-1"}
+READ_EMMA = cells(200, advisor2=404, heir=404)  # outsider: their own tenant's emma
+WRITE_EMMA = cells(201, advisor2=404, client=403, heir=404)
+MEMORY_READ = cells(200, outsider=404, advisor2=404, client=404, heir=404)
+API_405 = cells(405)
+OPEN_200, OPEN_405 = cells(200, anonymous=200), cells(405, anonymous=405)
+
+DECIDE = cells(200, advisor=403, outsider=404, advisor2=404, client=404, heir=404)
+LOGIN = Denied(302)  # anonymous on a page: to the login form
+PAGE_CLIENTS = cells(200, client=302, heir=302, anonymous=LOGIN)
+PAGE_EMMA = cells(200, outsider=404, advisor2=404, heir=404, anonymous=LOGIN)
+PAGE_EMMA_HISTORY = cells(200, outsider=404, advisor2=404, client=404, heir=404, anonymous=LOGIN)
+PAGE_RECALL = cells(200, outsider=404, advisor2=404, client=404, heir=404, anonymous=LOGIN)
+# A form posted without htmx is answered with a redirect to the page it came from.
+PAGE_TIER = cells(302, advisor=403, outsider=404, advisor2=404, client=404, heir=404)
+PAGE_TIER["anonymous"] = LOGIN
+PAGE_MINE = cells(200, anonymous=LOGIN)  # a staff user is told they have no client record
+PAGE_QUEUE = cells(403, supervisor=200, admin=200, anonymous=LOGIN)
+PAGE_DECIDE = {**cells(302, advisor=403, outsider=404, advisor2=404, client=404, heir=404)}
+PAGE_DECIDE["anonymous"] = LOGIN
+PAGE_BULK = cells(403, supervisor=302, admin=302, anonymous=LOGIN)
+
+ROWS = [
+    # --- API ---
+    Row("health", "get", "/api/v1/health/", OPEN_200, "read"),
+    Row("health", "post", "/api/v1/health/", OPEN_405, "write", body={}),
+    Row("events", "post", "/api/v1/events/", WRITE_EMMA, "write", body=EVENT),
+    Row("events", "get", "/api/v1/events/", API_405, "read"),
+    Row(
+        "events batch",
+        "post",
+        "/api/v1/events/batch/",
+        WRITE_EMMA,
+        "write",
+        body={"events": [EVENT, {**EVENT, "external_id": "m-2", "content": "I live in Leeds."}]},
+    ),
+    Row("events batch", "get", "/api/v1/events/batch/", API_405, "read"),
+    Row(
+        "search emma",
+        "post",
+        "/api/v1/search/",
+        READ_EMMA,
+        "read",
+        body={"client": "emma", "query": "email contact", "filters": {"tier": ["recall"]}},
+        check=_only_core,
+    ),
+    Row("search", "get", "/api/v1/search/", API_405, "read"),
+    Row(
+        "memories emma", "get", "/api/v1/memories/?client=emma", READ_EMMA, "read", check=_only_core
+    ),
+    Row(
+        "memories marco (the heir's own)",
+        "get",
+        "/api/v1/memories/?client=marco",
+        cells(200, outsider=404, advisor2=404, client=404),
+        "read",
+    ),
+    Row(
+        "memories giulia (the heir's parent)",
+        "get",
+        "/api/v1/memories/?client=giulia",
+        cells(200, outsider=404, advisor2=404, client=404, heir=404),
+        "read",
+    ),
+    Row("memories", "post", "/api/v1/memories/", API_405, "write", body={}),
+    Row("memory emma recall", "get", "/api/v1/memories/{emma_recall}/", MEMORY_READ, "read"),
+    Row(
+        "memory emma core",
+        "get",
+        "/api/v1/memories/{emma_core}/",
+        cells(200, outsider=404, advisor2=404, heir=404),
+        "read",
+    ),
+    Row("memory giulia core", "get", "/api/v1/memories/{giulia_core}/", MEMORY_READ, "read"),
+    Row(
+        "forget emma core",
+        "delete",
+        "/api/v1/memories/{emma_core}/",
+        cells(200, outsider=404, advisor2=404, client=403, heir=404),
+        "write",
+    ),
+    Row(
+        "forget marco core (the heir's own)",
+        "delete",
+        "/api/v1/memories/{marco_core}/",
+        cells(200, outsider=404, advisor2=404, client=404, heir=403),
+        "write",
+    ),
+    Row(
+        "feedback emma core",
+        "post",
+        "/api/v1/memories/{emma_core}/feedback/",
+        cells(200, outsider=404, advisor2=404, client=403, heir=404),
+        "write",
+        body={"useful": False},
+    ),
+    Row("feedback", "get", "/api/v1/memories/{emma_core}/feedback/", API_405, "read"),
+    Row(
+        "history emma core",
+        "get",
+        "/api/v1/memories/{emma_core}/history/",
+        cells(200, outsider=404, advisor2=404, heir=404),
+        "read",
+    ),
+    Row("history", "post", "/api/v1/memories/{emma_core}/history/", API_405, "write", body={}),
+    Row(
+        "context emma",
+        "post",
+        "/api/v1/context/",
+        READ_EMMA,
+        "read",
+        body={"client": "emma", "message": "How should we contact her?"},
+        check=_only_core,
+    ),
+    Row("context", "get", "/api/v1/context/", API_405, "read"),
+    Row("tools", "get", "/api/v1/tools/", cells(200), "read"),
+    Row("tools", "post", "/api/v1/tools/", API_405, "write", body={}),
+    Row("schema", "get", "/api/v1/schema/", OPEN_200, "read"),
+    Row("schema", "post", "/api/v1/schema/", OPEN_405, "write", body={}),
+    Row("docs", "get", "/api/v1/docs/", OPEN_200, "read"),
+    Row("docs", "post", "/api/v1/docs/", OPEN_405, "write", body={}),
+    Row(
+        "review decide (API)",
+        "post",
+        "/api/v1/review/{conflict}/decide/",
+        DECIDE,
+        "write",
+        body={"decision": "keep_both", "reason": "Both hold."},
+    ),
+    Row("review decide (API)", "get", "/api/v1/review/{conflict}/decide/", API_405, "read"),
+    # --- pages ---
+    Row("home", "get", "/", cells(200, anonymous=Denied(302)), "read", page=True),
+    Row("home", "post", "/", cells(405, anonymous=405), "write", body={}, page=True),
+    Row("login", "get", "/login/", cells(200, anonymous=200), "read", page=True),
+    Row(
+        "login without CSRF token",
+        "post",
+        "/login/",
+        cells(403, anonymous=403),
+        "write",
+        body={"username": "{username}", "password": PASSWORD},
+        page=True,
+        csrf=False,
+    ),
+    Row(
+        "login",
+        "post",
+        "/login/",
+        cells(302, anonymous=Denied(200)),  # no such account: the form again
+        "write",
+        body={"username": "{username}", "password": PASSWORD},
+        page=True,
+    ),
+    Row(
+        "logout without CSRF token",
+        "post",
+        "/logout/",
+        cells(403, anonymous=403),
+        "write",
+        body={},
+        page=True,
+        csrf=False,
+    ),
+    Row("clients", "get", "/clients/", PAGE_CLIENTS, "read", page=True),
+    Row("client emma", "get", "/clients/{emma}/", PAGE_EMMA, "read", page=True),
+    Row("client emma memories", "get", "/clients/{emma}/memories/", PAGE_EMMA, "read", page=True),
+    Row(
+        "client emma timeline",
+        "get",
+        "/clients/{emma}/timeline/",
+        PAGE_EMMA_HISTORY,
+        "read",
+        page=True,
+    ),
+    Row("memory emma recall", "get", "/memories/{emma_recall}/", PAGE_RECALL, "read", page=True),
+    Row(
+        "tier override emma recall",
+        "post",
+        "/memories/{emma_recall}/tier/",
+        PAGE_TIER,
+        "write",
+        body={"tier": "archival"},
+        page=True,
+    ),
+    Row("my memory", "get", "/me/", PAGE_MINE, "read", page=True),
+    Row("review queue", "get", "/review/", PAGE_QUEUE, "read", page=True),
+    Row(
+        "review decide",
+        "post",
+        "/review/{conflict}/decide/",
+        PAGE_DECIDE,
+        "write",
+        body={"decision": "keep_both", "reason": "Both hold."},
+        page=True,
+    ),
+    Row(
+        "review bulk",
+        "post",
+        "/review/bulk/",
+        PAGE_BULK,
+        "write",
+        body={"type": "conflict", "decision": "keep_both", "items": "{conflict}"},
+        page=True,
+    ),
+    Row(
+        "admin",
+        "get",
+        "/admin/memories/memory/",
+        cells(Denied(302), admin=200, anonymous=Denied(302)),
+        "read",
+        page=True,
+    ),
+    Row(
+        "admin add client",
+        "post",
+        "/admin/memories/client/add/",
+        cells(Denied(302), admin=302, anonymous=Denied(302)),
+        "write",
+        body={"tenant": "{tenant}", "external_ref": "added-in-admin", "display_name": "New"},
+        page=True,
+    ),
+]
+
+
+@dataclass
+class World:
+    personas: object
+    memory_ids: dict
+    ids: dict
+    acme_contents: list
+
+    def user(self, persona):
+        name = {"client": "client_user"}.get(persona, persona)
+        return None if persona == "anonymous" else getattr(self.personas, name)
+
+
+@pytest.fixture
+def world(personas) -> World:
+    def memory(client, tier, content):
+        return factories.MemoryFactory(client=client, tier=tier, content=content)
+
+    made = {
+        "emma_core": memory(personas.client, Tier.CORE, "Prefers to be contacted by email."),
+        "emma_recall": memory(personas.client, Tier.RECALL, "Plans to sell the flat in Bath."),
+        "giulia_core": memory(personas.parent, Tier.CORE, "Wants quarterly reports in Italian."),
+        "marco_core": memory(personas.heir_client, Tier.CORE, "Interested in sustainable ETFs."),
+        "carlos_core": memory(personas.advisor2_client, Tier.CORE, "Sails every summer."),
+    }
+    factories.MemoryFactory(client=personas.foreign_client, content="Globex emma likes golf.")
+    newer = memory(personas.client, Tier.RECALL, "Prefers phone calls.")
+    conflict = factories.ReviewItemFactory(memory=newer, other_memory=made["emma_recall"])
+    return World(
+        personas=personas,
+        memory_ids={name: str(m.pk) for name, m in made.items()},
+        ids={
+            **{name: str(m.pk) for name, m in made.items()},
+            "emma": str(personas.client.pk),
+            "conflict": str(conflict.pk),
+        },
+        acme_contents=[m.content for m in made.values()],
+    )
+
+
+def _fill(value, world, user):
+    if isinstance(value, str):
+        return value.format(
+            **world.ids,
+            username=user.get_username() if user else "nobody",
+            tenant=world.personas.tenant.pk,
+        )
+    if isinstance(value, dict):
+        return {k: _fill(v, world, user) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fill(v, world, user) for v in value]
+    return value
+
+
+def _prepare(row: Row, persona: str, world: World):
+    """Log in, make a key, fetch a CSRF token: everything but the request itself, which
+    the returned function sends (so the snapshot sees only what the request did)."""
+    user = world.user(persona)
+    path = _fill(row.path, world, user)
+    body = _fill(row.body, world, user)
+    if row.page:
+        browser = PageClient(enforce_csrf_checks=True)
+        if user is not None:
+            browser.force_login(user)
+        data = dict(body or {})
+        if row.csrf and row.method != "get":
+            browser.get("/login/")  # sets the CSRF cookie, as a form page would
+            data["csrfmiddlewaretoken"] = browser.cookies["csrftoken"].value
+        if row.method == "get":
+            return lambda: browser.get(path)
+        return lambda: getattr(browser, row.method)(path, data)
+    api = APIClient()
+    if user is not None:
+        tenant = world.personas.other_tenant if persona == "outsider" else world.personas.tenant
+        _, raw = factories.api_key_for(user, tenant)
+        api.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+        api.get("/api/v1/health/")  # the key's first use is recorded before the snapshot
+    if row.method == "get":
+        return lambda: api.get(path)
+    return lambda: getattr(api, row.method)(path, body, format="json")
+
+
+def _is_denial(expected) -> bool:
+    return isinstance(expected, Denied) or expected >= 400
+
+
+CELLS = [(row, persona) for row in ROWS for persona in COLUMNS]
+
+
+@pytest.mark.parametrize(
+    ("row", "persona"),
+    CELLS,
+    ids=[f"{row.method.upper()} {row.name} · {persona}" for row, persona in CELLS],
+)
+def test_matrix(row, persona, world):
+    expected = row.expect[persona]
+    status = expected.status if isinstance(expected, Denied) else expected
+    denied = _is_denial(expected)
+    acme = world.personas.tenant
+    send = _prepare(row, persona, world)
+    before = take() if denied else take(tenant=acme) if persona == "outsider" else None
+
+    response = send()
+
+    assert response.status_code == status, response.content[:500]
+    if denied:
+        assert take().changes(before) == []
+        if row.page and status == 302:
+            assert "login" in response["Location"]
+        if not row.page and status >= 400:
+            assert set(response.json()["error"]) == {"code", "message", "fields"}
+    elif persona == "outsider":
+        assert take(tenant=acme).changes(before) == []
+        _sees_acme_only_as_acme(response, world, persona)
+    if row.check and not denied:
+        row.check(response, world, persona)
+
+
+def _endpoint(row: Row) -> str:
+    """The endpoint or page a row calls: targets and query strings aside, the admin as
+    one page."""
+    path = re.sub(r"\{\w+\}", "{id}", row.path.split("?")[0])
+    return "/admin/" if path.startswith("/admin/") else path
+
+
+def test_matrix_size(record_property):
+    """The closing note's count: personas × endpoints and pages × methods."""
+    endpoints = {_endpoint(row) for row in ROWS}
+    pairs = {(_endpoint(row), row.method) for row in ROWS}
+    assert len(PERSONAS) == 7
+    assert len(endpoints) == 27  # 13 API endpoints (schema and docs included), 14 pages
+    assert len(pairs) == 43  # endpoint × method; 49 rows with the targets
+    assert len(ROWS) == 49
+    assert len([cell for cell in CELLS if cell[1] != "anonymous"]) == 7 * 49 == 343
+    assert len(CELLS) == 392  # and an anonymous caller for every row
+    record_property("matrix", f"7 personas × {len(ROWS)} rows ({len(pairs)} endpoint × method)")
+
+
+def _memory_calls(memory_id):
+    base = f"/api/v1/memories/{memory_id}/"
+    return [
+        ("get", base, None),
+        ("delete", base, None),
+        ("get", base + "history/", None),
+        ("post", base + "feedback/", {"useful": True}),
+    ]
+
+
+def _client_reads(ref):
+    return [
+        ("post", "/api/v1/search/", {"client": ref, "query": "anything"}),
+        ("post", "/api/v1/context/", {"client": ref, "message": "anything"}),
+        ("get", f"/api/v1/memories/?client={ref}", None),
+    ]
+
+
+def _call(api, method, path, body):
+    return api.get(path) if method == "get" else getattr(api, method)(path, body, format="json")
+
+
+def test_guessing_ids_and_references_across_tenants_finds_nothing(world, personas):
+    foreign = factories.MemoryFactory(client=personas.foreign_client, tier=Tier.CORE)
+    guesses = []  # (user, key's tenant, method, path, body)
+    for memory_id in world.memory_ids.values():
+        guesses += [
+            (personas.outsider, personas.other_tenant, *c) for c in _memory_calls(memory_id)
+        ]
+    for user in (personas.supervisor, personas.admin):  # the superuser too: a key has a tenant
+        guesses += [(user, personas.tenant, *c) for c in _memory_calls(foreign.pk)]
+    for ref in ("giulia", "marco", "carlos"):  # references only this tenant has
+        guesses += [(personas.outsider, personas.other_tenant, *c) for c in _client_reads(ref)]
+    guesses += [(personas.supervisor, personas.tenant, *c) for c in _client_reads("zoe")]
+
+    apis = {}
+    for user, tenant, *_ in guesses:
+        if user not in apis:
+            _, raw = factories.api_key_for(user, tenant)
+            apis[user] = APIClient()
+            apis[user].credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+            apis[user].get("/api/v1/health/")  # the key's first use, before the snapshot
+
+    before = take()
+    for user, _tenant, method, path, body in guesses:
+        response = _call(apis[user], method, path, body)
+        assert response.status_code == 404, (user, method, path, response.content)
+        assert response.json()["error"]["code"] == "not_found"
+        assert str(foreign.pk) not in response.content.decode()
+    assert take().changes(before) == []
+    assert len(guesses) == 5 * 4 + 2 * 4 + 3 * 3 + 3
+
+
+def test_the_same_reference_in_another_tenant_is_another_client(world, personas):
+    """Writing about a reference that only this tenant has creates the writer's own client
+    in their tenant; this tenant's client is untouched."""
+    _, raw = factories.api_key_for(personas.outsider, personas.other_tenant)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    before = take(tenant=personas.tenant)
+    response = api.post(
+        "/api/v1/events/", {"client": "carlos", "content": "I love sailing."}, format="json"
+    )
+    assert response.status_code == 201
+    assert take(tenant=personas.tenant).changes(before) == []
+    created = personas.other_tenant.clients.get(external_ref="carlos")
+    assert created != personas.advisor2_client
+    assert response.json()["event"]["client"] == "carlos"
+
+
+def test_a_refused_write_costs_no_extraction_or_embedding(personas, monkeypatch):
+    """A key that may not write is refused before the expensive steps run."""
+    from memories.services import ingest
+
+    def boom(*args, **kwargs):
+        raise AssertionError("extraction ran for a refused write")
+
+    monkeypatch.setattr(ingest, "_prepare_all", boom)
+    _, raw = factories.api_key_for(personas.client_user, personas.tenant)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    events = [{"client": "emma", "content": "x"}, {"client": "giulia", "content": "y"}]
+    assert api.post("/api/v1/events/batch/", {"events": events}, format="json").status_code == 403
