@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from curation.models import ReviewItem
+from memories.conf import setting
 from memories.models import LIVE_STATUSES, Evidence
 
 EVIDENCE_SHOWN = 5
@@ -33,22 +34,27 @@ def with_evidence(items: list[ReviewItem]) -> list[ReviewItem]:
 
 
 def score_components(components: dict) -> list[dict]:
-    """A promotion score's components as rows: name, value, weight and contribution when
-    the scorer gave them, and a bar width in percent (values are on a 0–1 scale)."""
-    rows = []
+    """A promotion score's components as rows: name, value (0–1, with a bar), the weight
+    it has in the score (PROMOTION_WEIGHTS) and its contribution; then the counts the
+    scorer kept beside them (restatements, reads, sessions) as plain text."""
+    weights = setting("PROMOTION_WEIGHTS")
+    scored, counts = [], []
     for name, raw in (components or {}).items():
         if isinstance(raw, dict):
             value = raw.get("value", raw.get("score"))
             weight = raw.get("weight")
             contribution = raw.get("contribution")
+        elif name in weights:
+            value, weight, contribution = raw, weights[name], None
         else:
-            value, weight, contribution = raw, None, None
+            counts.append({"name": _label(name), "text": str(raw), "bar": None})
+            continue
         if not isinstance(value, int | float) or isinstance(value, bool):
-            rows.append({"name": _label(name), "text": str(value), "bar": None})
+            scored.append({"name": _label(name), "text": str(value), "bar": None})
             continue
         if contribution is None and isinstance(weight, int | float):
             contribution = weight * value
-        rows.append(
+        scored.append(
             {
                 "name": _label(name),
                 "value": float(value),
@@ -57,7 +63,10 @@ def score_components(components: dict) -> list[dict]:
                 "bar": round(max(0.0, min(1.0, float(value))) * 100),
             }
         )
-    return rows
+    # jsonb keeps its own key order: show the score's components in the weights' order
+    order = {_label(name): index for index, name in enumerate(weights)}
+    scored.sort(key=lambda row: order.get(row["name"], len(order)))
+    return scored + counts
 
 
 def _label(name: str) -> str:

@@ -253,3 +253,33 @@ def test_bulk_with_nothing_selected_says_what_to_do(client, personas, conflict):
         HTTP_HX_REQUEST="true",
     )
     assert "Select at least one item first" in response.content.decode()
+
+
+def test_a_scored_promotion_shows_each_component_with_its_weight(client, personas):
+    from curation.services.promotion_scoring import promotion_components, promotion_score
+
+    components = promotion_components(
+        restated=4, reads=5, confidence=0.9, sources=3, age_days=15, importance=0.6
+    )
+    memory = factories.MemoryFactory(client=personas.client, content="Never invests in crypto.")
+    factories.ReviewItemFactory(
+        memory=memory,
+        other_memory=None,
+        type="promotion",
+        score=promotion_score(components),
+        score_components={**components, "restated": 4, "reads": 5},
+    )
+    client.force_login(personas.supervisor)
+    response = client.get(reverse("curation:queue"), {"type": "promotion"})
+    (item,) = response.context["items"]
+    rows = [(c["name"], c.get("value"), c.get("weight"), c.get("text")) for c in item.components]
+    assert rows == [
+        ("Repetition", 1.0, 0.30, None),
+        ("Usage", 0.5, 0.20, None),
+        ("Confidence", 0.9, 0.20, None),
+        ("Evidence", 1.0, 0.15, None),
+        ("Stability", 0.5, 0.10, None),
+        ("Impact", 0.6, 0.05, None),
+        ("Reads", None, None, "5"),  # the counts after, as jsonb orders them
+        ("Restated", None, None, "4"),
+    ]
