@@ -204,7 +204,15 @@ def candidate(personas):
         type=ReviewItem.Type.PROMOTION,
         score=0.84,
         recommended=True,
-        score_components={"evidence": 0.9, "stability": 0.8, "recency": 0.7},
+        score_components={
+            "repetition": 1.0,
+            "usage": 0.5,
+            "confidence": 0.9,
+            "evidence": 0.9,
+            "stability": 0.8,
+            "impact": 0.6,
+            "restated": 4,
+        },
     )
 
 
@@ -217,7 +225,7 @@ def test_supervisor_sees_promotion_candidates_with_their_score(page, personas, c
     assert card.get_by_role("row", name=re.compile("Evidence")).inner_text().split() == [
         "Evidence",
         "0.90",
-        "—",
+        "0.15",  # its weight in the score (PROMOTION_WEIGHTS)
     ]
     assert card.get_by_text("No crypto for me, ever.").is_visible()
     shot(page, "review-promotions")
