@@ -42,11 +42,18 @@ def _tenant_path(model: type[models.Model]) -> str | None:
     return None
 
 
+# Bookkeeping every request does, allowed or not: rate-limit counts.
+NOT_DATA = {"memories.RateWindow"}
+
+
 def _tables() -> list[type[models.Model]]:
     return [
         m
         for m in apps.get_models()
-        if m._meta.managed and not m._meta.proxy and not m._meta.swapped
+        if m._meta.managed
+        and not m._meta.proxy
+        and not m._meta.swapped
+        and m._meta.label not in NOT_DATA
     ]
 
 

@@ -1,11 +1,14 @@
 """Rate limits per API key: separate read and write budgets, 429 in the error format with
-Retry-After, counted in the database cache."""
+Retry-After, counted in one statement into an unlogged table."""
+
+from datetime import UTC, datetime
 
 import pytest
-from django.core.cache import cache
+import time_machine
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
-from memories.models import Event
+from memories.models import Event, RateWindow
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -109,12 +112,30 @@ def test_default_rates_come_from_settings(settings):
     assert rates == {"read": "600/minute", "write": "300/minute"}
 
 
-def test_counts_live_in_the_database_cache(api_client, agent_key, rates):
+def test_a_request_is_counted_in_one_statement(api_client, agent_key, rates):
     rates(read="5/minute")
-    _get(api_client, agent_key)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT cache_key FROM memoryhub_cache")
-        keys = [row[0] for row in cursor.fetchall()]
+    _get(api_client, agent_key)  # the key's first use records itself
+    with CaptureQueriesContext(connection) as ctx:
+        _get(api_client, agent_key)
+    counted = [q["sql"] for q in ctx.captured_queries if "ratewindow" in q["sql"]]
+    assert len(counted) == 1
     prefix = agent_key.split("_")[1]
-    assert any(k.endswith(f"memoryhub:throttle:read:key:{prefix}") for k in keys)
-    assert cache.get(f"memoryhub:throttle:read:key:{prefix}") is not None
+    window = RateWindow.objects.get(key=f"memoryhub:throttle:read:key:{prefix}")
+    assert (window.hits, window.previous_hits) == (2, 0)
+
+
+def test_the_counts_table_writes_no_wal(db):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT relpersistence FROM pg_class WHERE relname = 'memories_ratewindow'")
+        assert cursor.fetchone() == ("u",)
+
+
+def test_the_last_window_still_counts_after_a_boundary(api_client, agent_key, rates):
+    """A sliding window: three reads late in one minute still count early in the next."""
+    rates(read="3/minute")
+    with time_machine.travel(datetime(2026, 11, 30, 12, 0, 59, tzinfo=UTC), tick=False):
+        assert [_get(api_client, agent_key).status_code for _ in range(3)] == [200] * 3
+    with time_machine.travel(datetime(2026, 11, 30, 12, 1, 5, tzinfo=UTC), tick=False):
+        assert _get(api_client, agent_key).status_code == 429  # 3 × 55/60 + 1 > 3
+    with time_machine.travel(datetime(2026, 11, 30, 12, 1, 50, tzinfo=UTC), tick=False):
+        assert _get(api_client, agent_key).status_code == 200  # 3 × 10/60 + 2 ≤ 3

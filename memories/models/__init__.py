@@ -1,5 +1,5 @@
 from memories.models.embeddings import EmbeddingSpace, MemoryEmbedding
-from memories.models.ops import AuditEntry, JobRun, MemoryAccess
+from memories.models.ops import AuditEntry, JobRun, MemoryAccess, RateWindow
 from memories.models.records import (
     LIVE_STATUSES,
     Category,
@@ -46,6 +46,7 @@ __all__ = [
     "Memory",
     "MemoryAccess",
     "MemoryEmbedding",
+    "RateWindow",
     "Relation",
     "RelationType",
     "Role",

@@ -89,3 +89,17 @@ class MemoryAccess(models.Model):
 
     def __str__(self) -> str:
         return f"{self.memory_id} read at {self.at:%Y-%m-%d %H:%M:%S}"
+
+
+class RateWindow(models.Model):
+    """One caller's request count in the current and the previous rate-limit window (a
+    sliding-window counter). The table is UNLOGGED: a count lost in a crash costs nothing
+    but a moment's leniency, and writes to it never wait for the WAL."""
+
+    key = models.CharField(max_length=200, primary_key=True)
+    window_start = models.BigIntegerField(help_text="Unix time the current window began.")
+    hits = models.IntegerField()
+    previous_hits = models.IntegerField()
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.hits} (+{self.previous_hits} before)"
