@@ -54,7 +54,7 @@ def parse_master_key(raw: str, *, name: str = "MEMORYHUB_MASTER_KEY") -> bytes:
         key = b""
     if len(key) != 32:
         raise KeyUnavailable(
-            f"{name} must be 32 random bytes in base64 (e.g. `python -c \"import os, base64; "
+            f'{name} must be 32 random bytes in base64 (e.g. `python -c "import os, base64; '
             f'print(base64.b64encode(os.urandom(32)).decode())"`).'
         )
     return key
