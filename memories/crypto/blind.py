@@ -90,6 +90,13 @@ def query_tokens(tenant, query: str) -> list[str]:
     return list(dict.fromkeys(token(key, stem) for _, stem in found))[:32]
 
 
+def attribute_token(tenant, words: str) -> str:
+    """The free-text part of an attribute key (``preference:<head noun>``,
+    ``relationship:<role>``), keyed: equal for equal words, unreadable."""
+    digest = hmac.new(keys.index_key(tenant.pk), b"a:" + words.encode(), hashlib.sha256)
+    return "k" + digest.hexdigest()[:20]
+
+
 def content_hash(tenant, text: str) -> str:
     """Exact-dedup identity under the tenant's index key (a plain SHA-256 of a short
     statement can be reversed by guessing it)."""

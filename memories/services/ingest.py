@@ -36,7 +36,12 @@ from memories.models import (
 from memories.services import embeddings, extraction, llm_extraction
 from memories.services.audit import audit_entry
 from memories.services.normalise import spot_entities
-from memories.services.records import memory_add, session_get_or_create, statement_hash
+from memories.services.records import (
+    memory_add,
+    session_get_or_create,
+    statement_hash,
+    stored_attribute,
+)
 from memories.services.relate import LiveIndex, judge, nearest_live, resolve_contradiction
 from memories.services.staleness import clients_mark_profile_stale
 from memories.services.tenancy import client_assign_advisor
@@ -108,7 +113,9 @@ def events_ingest(
             index=LiveIndex.load(
                 client_ids=[c.pk for c in clients.values()],
                 hashes=[statement_hash(tenant, c.content) for p in prepared for c in p.candidates],
-                attributes=[c.attribute for p in prepared for c in p.candidates],
+                attributes=[
+                    stored_attribute(tenant, c.attribute) for p in prepared for c in p.candidates
+                ],
             ),
         )
         stored = _store_events(prepared, clients, user)
@@ -291,7 +298,7 @@ class _Run:
             content_hash=statement_hash(client.tenant, candidate.content),
             content=candidate.content,
             kind=candidate.kind,
-            attribute=candidate.attribute,
+            attribute=stored_attribute(client.tenant, candidate.attribute),
             value=candidate.value,
             negated=candidate.negated,
             neighbours=neighbours,

@@ -6,6 +6,7 @@ extraction themselves.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from datetime import datetime
 
@@ -98,6 +99,19 @@ def statement_hash(tenant: Tenant, text: str) -> str:
     return blind.content_hash(tenant, text) if tenant.encrypted else content_hash(text)
 
 
+_ATTRIBUTE_TOKEN = re.compile(r"k[0-9a-f]{20}")
+
+
+def stored_attribute(tenant: Tenant, attribute: str) -> str:
+    """The attribute key as stored: for an encrypted tenant, the part after the colon
+    (the client's words, as in ``preference:tobacco``) becomes a keyed token; fixed keys
+    (``contact_channel``) are memoryhub's vocabulary and stay. Idempotent."""
+    head, colon, tail = attribute.partition(":")
+    if not tenant.encrypted or not colon or _ATTRIBUTE_TOKEN.fullmatch(tail):
+        return attribute
+    return f"{head}:{blind.attribute_token(tenant, tail)}"
+
+
 def memory_add(
     *,
     client: Client,
@@ -147,7 +161,7 @@ def memory_add(
             content=text,
             content_hash=statement_hash(client.tenant, text),
             language=language,
-            attribute=attribute,
+            attribute=stored_attribute(client.tenant, attribute),
             attribute_value=attribute_value,
             negated=negated,
             search_vector=search_vector_for(
