@@ -102,6 +102,11 @@ PAGE_QUEUE = cells(403, supervisor=200, admin=200, anonymous=LOGIN)
 PAGE_DECIDE = {**cells(302, advisor=403, outsider=404, advisor2=404, client=404, heir=404)}
 PAGE_DECIDE["anonymous"] = LOGIN
 PAGE_BULK = cells(403, supervisor=302, admin=302, anonymous=LOGIN)
+# Erasure and export: supervisors and admins; whoever else sees emma (her advisor, her own
+# login, and the outsider's own emma in their tenant) is refused with 403.
+ERASE_EMMA = cells(403, supervisor=200, admin=200, advisor2=404, heir=404)
+PAGE_ERASE = cells(403, supervisor=302, admin=302, outsider=404, advisor2=404, heir=404)
+PAGE_ERASE["anonymous"] = LOGIN
 
 ROWS = [
     # --- API ---
@@ -196,6 +201,11 @@ ROWS = [
         check=_only_core,
     ),
     Row("context", "get", "/api/v1/context/", API_405, "read"),
+    Row("erase emma", "delete", "/api/v1/clients/emma/", ERASE_EMMA, "write"),
+    Row("erase missing", "delete", "/api/v1/clients/nobody/", cells(404), "write"),
+    Row("erase", "post", "/api/v1/clients/emma/", API_405, "write", body={}),
+    Row("export emma", "get", "/api/v1/clients/emma/export/", ERASE_EMMA, "read"),
+    Row("export", "post", "/api/v1/clients/emma/export/", API_405, "write", body={}),
     Row("tools", "get", "/api/v1/tools/", cells(200), "read"),
     Row("tools", "post", "/api/v1/tools/", API_405, "write", body={}),
     Row("schema", "get", "/api/v1/schema/", OPEN_200, "read"),
@@ -263,6 +273,23 @@ ROWS = [
         PAGE_TIER,
         "write",
         body={"tier": "archival"},
+        page=True,
+    ),
+    Row(
+        "erase emma (page)",
+        "post",
+        "/clients/{emma}/erase/",
+        PAGE_ERASE,
+        "write",
+        body={"confirm": "emma"},
+        page=True,
+    ),
+    Row(
+        "erase emma (page)",
+        "get",
+        "/clients/{emma}/erase/",
+        cells(405, anonymous=LOGIN),
+        "read",
         page=True,
     ),
     Row("my memory", "get", "/me/", PAGE_MINE, "read", page=True),
