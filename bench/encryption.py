@@ -24,7 +24,7 @@ import uuid
 
 os.environ.setdefault("MEMORYHUB_MASTER_KEY", base64.b64encode(os.urandom(32)).decode())
 
-from _setup import drain_queue, setup_django, summary  # noqa: E402
+from _setup import drain_queue, setup_django, summary
 
 setup_django()
 
