@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
-from memories.serializers import ErrorSerializer
+from memories.serializers import HAS_TEXT, ErrorSerializer
 
 MEMORY_ID = "0b8f6a52-3c1e-4f55-9a7d-2f4c1e0d9b11"
 OLD_ID = "5d1e2f3a-4b5c-4d6e-8f70-81a2b3c4d5e6"
@@ -101,6 +101,7 @@ CLIENT_PARAMETER = OpenApiParameter(
     type=str,
     location=OpenApiParameter.QUERY,
     required=True,
+    pattern=HAS_TEXT,  # as the input serializer requires: not blank
     description="Your reference for the client.",
     examples=[OpenApiExample("a client", value="emma-clarke")],
 )
@@ -337,6 +338,7 @@ CLIENT_REF_PARAMETER = OpenApiParameter(
     "ref",
     type=str,
     location=OpenApiParameter.PATH,
+    pattern=HAS_TEXT,
     description="Your reference for the client (as posted in events' `client`).",
     examples=[OpenApiExample("a client", value="emma-clarke")],
 )
