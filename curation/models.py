@@ -9,6 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from memories.crypto.fields import SealedTextField
 from memories.models import Client, Memory, Tenant
 
 
@@ -53,13 +54,13 @@ class ReviewItem(models.Model):
     score = models.FloatField(null=True, blank=True)
     score_components = models.JSONField(default=dict, blank=True)
     recommended = models.BooleanField(default=False)
-    summary = models.CharField(max_length=500, blank=True)
+    summary = SealedTextField(max_length=500, blank=True)  # sealed: quotes memories
     decision = models.CharField(max_length=16, choices=Decision.choices, blank=True)
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
     decided_at = models.DateTimeField(null=True, blank=True)
-    reason = models.TextField(blank=True)
+    reason = SealedTextField(blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:

@@ -2,27 +2,60 @@
 embeddings, audit, job runs) are view-only: changes go through services, which audit.
 
 Superusers see every tenant. Staff who are not superusers see, on every page, list
-filter and foreign-key choice, only what ``memories.permissions`` lets them see."""
+filter and foreign-key choice, only what ``memories.permissions`` lets them see.
+
+Encrypted tenants: the admin never opens a sealed field. Querysets defer the sealed
+columns, lists show a placeholder, and a sealed row's page leaves those fields out; the
+client's words are read in the app's pages, through the permissions of the person asking."""
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.utils import timezone
 from guardian.admin import GuardedModelAdmin
 
 from memories import models, permissions
+from memories.crypto import keys
+from memories.crypto.fields import SealedJSONField, SealedTextField
+from memories.crypto.providers import KeyUnavailable, require_master_key
 from memories.services.api_keys import api_key_revoke, api_key_state
 
 # Foreign keys whose choices are narrowed to what the user may see.
 _SCOPED_CHOICES = (models.Tenant, models.Client, models.Memory, models.Session, models.Event)
 
 
+SEALED_PLACEHOLDER = "🔒 sealed (encrypted tenant)"
+
+
+def sealed_names(model) -> list[str]:
+    return [
+        f.name
+        for f in model._meta.concrete_fields
+        if isinstance(f, SealedTextField | SealedJSONField)
+    ]
+
+
+def shown(obj, text: str) -> str:
+    """``text`` for a list column, or the placeholder for a row of an encrypted tenant."""
+    return SEALED_PLACEHOLDER if obj.tenant.encrypted else text
+
+
 class ScopedAdminMixin:
     """Querysets, foreign-key choices and the tenant list filter go through
-    ``permissions.scoped`` (a no-op for superusers)."""
+    ``permissions.scoped`` (a no-op for superusers). Sealed fields are deferred, and left
+    out of an encrypted tenant's row page."""
 
     def get_queryset(self, request):
-        return permissions.scoped(request.user, super().get_queryset(request))
+        queryset = permissions.scoped(request.user, super().get_queryset(request))
+        sealed = sealed_names(queryset.model)
+        return queryset.defer(*sealed).select_related("tenant") if sealed else queryset
+
+    def get_exclude(self, request, obj=None):
+        exclude = list(super().get_exclude(request, obj) or [])
+        if obj is not None and sealed_names(type(obj)) and obj.tenant.encrypted:
+            exclude += sealed_names(type(obj))
+        return exclude
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         related = db_field.remote_field.model
@@ -59,8 +92,32 @@ class MembershipInline(ScopedAdminMixin, admin.TabularInline):
     autocomplete_fields = ["user"]
 
 
+class TenantForm(forms.ModelForm):
+    class Meta:
+        model = models.Tenant
+        fields = [
+            "slug",
+            "name",
+            "language",
+            "encrypted",
+            "vector_search_enabled",
+            "conflict_policy",
+            "auto_approve_promotions_above",
+        ]
+
+    def clean_encrypted(self):
+        encrypted = self.cleaned_data["encrypted"]
+        if encrypted and not (self.instance.pk and self.instance.encrypted):
+            try:
+                require_master_key()
+            except KeyUnavailable as exc:
+                raise forms.ValidationError(str(exc)) from exc
+        return encrypted
+
+
 @admin.register(models.Tenant)
 class TenantAdmin(ScopedAdmin):
+    form = TenantForm
     list_display = ["slug", "name", "language", "encrypted", "conflict_policy", "created_at"]
     list_filter = ["language", "encrypted", "conflict_policy"]
     search_fields = ["slug", "name"]
@@ -72,6 +129,17 @@ class TenantAdmin(ScopedAdmin):
     def get_readonly_fields(self, request, obj=None):
         # Switching to encrypted mode re-encrypts data: it is a command, not a checkbox.
         return ["encrypted"] if obj else []
+
+    def save_model(self, request, obj, form, change):
+        was_on = change and models.Tenant.objects.get(pk=obj.pk).vector_search_enabled
+        super().save_model(request, obj, form, change)
+        if obj.encrypted:
+            keys.index_key(obj.pk)  # created with the tenant, like manage.py create_tenant
+        if was_on and not obj.vector_search_enabled:
+            from memories.services.encryption import tenant_vectors_drop
+
+            dropped = tenant_vectors_drop(tenant=obj)
+            self.message_user(request, f"Vector search is off: {dropped} vectors deleted.")
 
 
 @admin.register(models.Membership)
@@ -175,7 +243,7 @@ class EventAdmin(ReadOnlyAdmin):
 
     @admin.display(description="content")
     def short_content(self, obj):
-        return obj.content[:80]
+        return shown(obj, obj.content[:80] if not obj.tenant.encrypted else "")
 
 
 class EvidenceInline(ScopedAdminMixin, admin.TabularInline):
@@ -206,7 +274,7 @@ class RelationInline(ScopedAdminMixin, admin.TabularInline):
 @admin.register(models.Memory)
 class MemoryAdmin(ReadOnlyAdmin):
     list_display = [
-        "__str__",
+        "text",
         "client",
         "kind",
         "category",
@@ -221,6 +289,10 @@ class MemoryAdmin(ReadOnlyAdmin):
     date_hierarchy = "created_at"
     inlines = [EvidenceInline, RelationInline]
     exclude = ["search_vector"]
+
+    @admin.display(description="memory")
+    def text(self, obj):
+        return shown(obj, "" if obj.tenant.encrypted else str(obj))
 
 
 @admin.register(models.Evidence)

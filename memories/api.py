@@ -32,6 +32,8 @@ from memories.serializers import (
     ingest_result_data,
     memory_detail_data,
 )
+from memories.services.erasure import client_erase
+from memories.services.export import client_export
 from memories.services.ingest import EventInput, event_ingest, events_ingest
 from memories.services.lifecycle import memory_feedback, memory_forget
 from memories.services.retrieval import Filters, memories_search
@@ -355,6 +357,41 @@ class MemoryHistoryApi(BaseApiView):
                 ]
             }
         )
+
+
+class ClientApi(BaseApiView):
+    """The right to be forgotten: everything held about one client, removed at once."""
+
+    @extend_schema(
+        parameters=[docs.CLIENT_REF_PARAMETER],
+        responses={
+            **docs.ok(OpenApiTypes.OBJECT, "erased; only an audit tombstone remains", docs.ERASED),
+            **docs.errors(401, 403, 404, 429),
+        },
+        summary="Erase a client: events, memories, vectors, profile, review items, key",
+        operation_id="client_erase",
+    )
+    def delete(self, request, ref):
+        client = permissions.client_for_erasure(request.user, tenant_of(request), ref)
+        counts = client_erase(client=client, actor=request.user, actor_label=_actor_label(request))
+        return Response({"erased": {"client": ref, "counts": counts}})
+
+
+class ClientExportApi(BaseApiView):
+    """Portability: everything held about one client, as one JSON document."""
+
+    @extend_schema(
+        parameters=[docs.CLIENT_REF_PARAMETER],
+        responses={
+            **docs.ok(OpenApiTypes.OBJECT, "everything held about the client", docs.CLIENT_EXPORT),
+            **docs.errors(401, 403, 404, 429),
+        },
+        summary="Export everything held about a client (JSON)",
+        operation_id="client_export",
+    )
+    def get(self, request, ref):
+        client = permissions.client_for_export(request.user, tenant_of(request), ref)
+        return Response(client_export(client=client))
 
 
 class ToolsApi(BaseApiView):

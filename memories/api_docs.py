@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
-from memories.serializers import ErrorSerializer
+from memories.serializers import HAS_TEXT, ErrorSerializer
 
 MEMORY_ID = "0b8f6a52-3c1e-4f55-9a7d-2f4c1e0d9b11"
 OLD_ID = "5d1e2f3a-4b5c-4d6e-8f70-81a2b3c4d5e6"
@@ -101,6 +101,7 @@ CLIENT_PARAMETER = OpenApiParameter(
     type=str,
     location=OpenApiParameter.QUERY,
     required=True,
+    pattern=HAS_TEXT,  # as the input serializer requires: not blank
     description="Your reference for the client.",
     examples=[OpenApiExample("a client", value="emma-clarke")],
 )
@@ -329,4 +330,100 @@ TOOLS = {
             "x-memoryhub": {"method": "POST", "path": "/api/v1/search/", "body": "arguments"},
         }
     ]
+}
+
+# --- clients: erasure and export ---
+
+CLIENT_REF_PARAMETER = OpenApiParameter(
+    "ref",
+    type=str,
+    location=OpenApiParameter.PATH,
+    pattern=HAS_TEXT,
+    description="Your reference for the client (as posted in events' `client`).",
+    examples=[OpenApiExample("a client", value="emma-clarke")],
+)
+ERASED = {
+    "erased": {
+        "client": "emma-clarke",
+        "counts": {
+            "auditentry": 14,
+            "datakey": 1,
+            "event": 12,
+            "evidence": 15,
+            "memory": 9,
+            "memoryembedding": 9,
+            "profile": 1,
+            "relation": 2,
+            "reviewitem": 1,
+            "session": 3,
+        },
+    }
+}
+CLIENT_EXPORT = {
+    "format": "memoryhub.client-export/1",
+    "exported_at": "2026-12-01T10:00:00+00:00",
+    "tenant": "acme",
+    "client": {
+        "id": "3c9e2d1a-7b6f-4e5d-9c8b-0a1f2e3d4c5b",
+        "external_ref": "emma-clarke",
+        "display_name": "Emma Clarke",
+        "language": "en",
+        "created_at": "2026-11-01T09:00:00+00:00",
+    },
+    "sessions": [],
+    "events": [
+        {
+            "id": EVENT_ID,
+            "session": None,
+            "source": "chat",
+            "speaker": "client",
+            "content": "I prefer to be contacted by email.",
+            "external_id": "msg-1001",
+            "observed_at": "2026-11-30T09:15:00+00:00",
+            "received_at": "2026-11-30T09:15:01+00:00",
+            "agent": "",
+            "entities": [],
+            "metadata": {},
+        }
+    ],
+    "memories": [
+        {
+            "id": MEMORY_ID,
+            "session": None,
+            "kind": "semantic",
+            "category": "preference",
+            "title": "",
+            "content": "I prefer to be contacted by email.",
+            "attribute": "contact_channel",
+            "attribute_value": "email",
+            "negated": False,
+            "language": "en",
+            "tier": "recall",
+            "status": "active",
+            "status_reason": "",
+            "confidence": 0.85,
+            "importance": 0.6,
+            "tags": [],
+            "metadata": {},
+            "observed_at": "2026-11-30T09:15:00+00:00",
+            "created_at": "2026-11-30T09:15:01+00:00",
+            "invalidated_at": None,
+            "expires_at": None,
+            "source_kind": "session",
+            "source_ref": f"event:{EVENT_ID}",
+            "evidence": [{"event": EVENT_ID, "role": "extracted", "action": "added"}],
+        }
+    ],
+    "relations": [],
+    "profile": {"static": [], "dynamic": [], "refreshed_at": "2026-11-30T09:15:02+00:00"},
+    "review_items": [],
+    "audit": [
+        {
+            "action": "memory.added",
+            "object_type": "memory",
+            "object_id": MEMORY_ID,
+            "actor": "agent (key mh_3fa9c2)",
+            "at": "2026-11-30T09:15:01+00:00",
+        }
+    ],
 }

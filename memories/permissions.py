@@ -69,6 +69,7 @@ VIEW_REVIEWS = "view_reviews"  # see the review queue (of the clients one sees)
 DECIDE_REVIEW = "decide_review"  # approve promotions, settle conflicts
 RUN_EVALUATION = "run_evaluation"
 ERASE_CLIENT = "erase_client"  # the right to be forgotten
+EXPORT_CLIENT = "export_client"  # portability: everything held about a client, in one file
 MANAGE_API_KEYS = "manage_api_keys"  # list and revoke the tenant's keys
 VIEW_MEMBERS = "view_members"  # who belongs to the tenant, in which role
 VIEW_OPERATIONS = "view_operations"  # job runs and the audit trail
@@ -84,6 +85,7 @@ _SUPERVISOR = frozenset(
         DECIDE_REVIEW,
         RUN_EVALUATION,
         ERASE_CLIENT,
+        EXPORT_CLIENT,
         MANAGE_API_KEYS,
         VIEW_MEMBERS,
         VIEW_OPERATIONS,
@@ -399,6 +401,12 @@ def can_erase_client(user, client: Client) -> bool:
     return has_perm(user, client.tenant_id, ERASE_CLIENT) and can_browse_client(user, client)
 
 
+def can_export_client(user, client: Client) -> bool:
+    """Supervisors and admins. Advisors read their clients' memory through the pages and
+    the API, but a complete file of a client (events, audit) is a data-protection act."""
+    return has_perm(user, client.tenant_id, EXPORT_CLIENT) and can_browse_client(user, client)
+
+
 def can_manage_api_keys(user, tenant: Tenant) -> bool:
     return has_perm(user, tenant, MANAGE_API_KEYS)
 
@@ -451,6 +459,23 @@ def client_for_write(user, tenant: Tenant, external_ref: str) -> Client | None:
         raise _not_found_client(external_ref)
     if not can_write_client_memory(user, client):
         raise PermissionDenied(READ_ONLY_MESSAGE)
+    return client
+
+
+def client_for_erasure(user, tenant: Tenant, external_ref: str) -> Client:
+    """The client if ``user`` may erase it; 404 if they may not see it, 403 if they may
+    see it but not erase it (advisors, and the client's own login)."""
+    client = client_for_read(user, tenant, external_ref)
+    if not can_erase_client(user, client):
+        raise PermissionDenied("Only a supervisor may erase a client.")
+    return client
+
+
+def client_for_export(user, tenant: Tenant, external_ref: str) -> Client:
+    """The client if ``user`` may export all of it; 404 if not visible, 403 if visible."""
+    client = client_for_read(user, tenant, external_ref)
+    if not can_export_client(user, client):
+        raise PermissionDenied("Only a supervisor may export a client's data.")
     return client
 
 

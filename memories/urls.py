@@ -17,6 +17,8 @@ api_urlpatterns = [
         api.MemoryFeedbackApi.as_view(),
         name="memory-feedback",
     ),
+    path("clients/<str:ref>/", api.ClientApi.as_view(), name="client"),
+    path("clients/<str:ref>/export/", api.ClientExportApi.as_view(), name="client-export"),
     path("tools/", api.ToolsApi.as_view(), name="tools"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),

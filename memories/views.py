@@ -1,4 +1,5 @@
-"""Pages: home, the client list and a memory's page (with its tier override).
+"""Pages: home, the client list, a memory's page (with its tier override), and a
+supervisor's erasure of a client.
 
 Every view fetches through ``memories.permissions`` (404 for what the user may not see,
 403 for what they may see but not do); an htmx fragment is checked in its own view.
@@ -26,6 +27,7 @@ from memories.forms import TierForm
 from memories.models import LIVE_STATUSES, Client, Event, Evidence, Membership, Memory
 from memories.selectors_lineage import lineage_of
 from memories.selectors_memory import relations_of, versions_of
+from memories.services.erasure import client_erase
 from memories.services.tiers import memory_set_tier
 
 CLIENTS_PER_PAGE = 25
@@ -188,3 +190,24 @@ def memory_tier(request, memory_id):
     else:
         messages.success(request, notice)
     return redirect(reverse("memories:memory", args=[memory.pk]))
+
+
+@login_required
+@require_POST
+def client_erase_page(request, client_id):
+    """Erase a client (the API's ``DELETE /clients/{ref}/``, the same service). The form
+    asks for the client's reference typed again: a slip of the mouse erases nothing."""
+    client = permissions.client_by_id_for_read(request.user, client_id)
+    if not permissions.can_erase_client(request.user, client):
+        raise PermissionDenied("Only a supervisor may erase a client.")
+    if request.POST.get("confirm", "").strip() != client.external_ref:
+        messages.error(request, "Nothing was erased: type the client's reference to confirm.")
+        return redirect(reverse("profiles:client", args=[client.pk]))
+    ref = client.external_ref
+    counts = client_erase(client=client, actor=request.user, actor_label=request.user.username)
+    messages.success(
+        request,
+        f"Erased {ref}: {counts.get('event', 0)} events and {counts.get('memory', 0)} "
+        "memories are gone; an audit tombstone without content remains.",
+    )
+    return redirect(reverse("memories:clients"))

@@ -247,6 +247,12 @@ VOYAGE_BASE_URL = env("VOYAGE_BASE_URL")
 OPENAI_API_KEY = env("OPENAI_API_KEY")
 OPENAI_BASE_URL = env("OPENAI_BASE_URL")
 
+# --- Encrypted tenants (memories/crypto/). No default: an encrypted tenant without a
+# master key fails loudly instead of storing plaintext. ---
+MEMORYHUB_MASTER_KEY = env("MEMORYHUB_MASTER_KEY", "")  # 32 bytes, base64
+MEMORYHUB_MASTER_KEYS_OLD = env("MEMORYHUB_MASTER_KEYS_OLD", "")  # during a rotation
+MEMORYHUB_KEY_PROVIDER = env("MEMORYHUB_KEY_PROVIDER", "memories.crypto.providers.LocalKeyProvider")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import models
 from django.utils import timezone
 
+from memories.crypto.fields import SealedJSONField
 from memories.models import Client, Tenant
 
 
@@ -16,8 +17,9 @@ class Profile(models.Model):
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="profiles")
     client = models.OneToOneField(Client, on_delete=models.CASCADE, related_name="profile")
-    static = models.JSONField(default=list, blank=True)
-    dynamic = models.JSONField(default=list, blank=True)
+    # Sealed for encrypted tenants: they quote the client's memories.
+    static = SealedJSONField(default=list, blank=True)
+    dynamic = SealedJSONField(default=list, blank=True)
     version = models.PositiveIntegerField(default=0)
     refreshed_at = models.DateTimeField(default=timezone.now)
 

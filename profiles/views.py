@@ -35,6 +35,7 @@ def client_detail(request, client_id):
         "client": client,
         "profile": profile_for(client),
         "core": core_memories(client),
+        "can_erase": permissions.can_erase_client(request.user, client),
         **_memory_results(request, client),
         **_timeline(request, client),
     }

@@ -102,6 +102,11 @@ PAGE_QUEUE = cells(403, supervisor=200, admin=200, anonymous=LOGIN)
 PAGE_DECIDE = {**cells(302, advisor=403, outsider=404, advisor2=404, client=404, heir=404)}
 PAGE_DECIDE["anonymous"] = LOGIN
 PAGE_BULK = cells(403, supervisor=302, admin=302, anonymous=LOGIN)
+# Erasure and export: supervisors and admins; whoever else sees emma (her advisor, her own
+# login, and the outsider's own emma in their tenant) is refused with 403.
+ERASE_EMMA = cells(403, supervisor=200, admin=200, advisor2=404, heir=404)
+PAGE_ERASE = cells(403, supervisor=302, admin=302, outsider=404, advisor2=404, heir=404)
+PAGE_ERASE["anonymous"] = LOGIN
 
 ROWS = [
     # --- API ---
@@ -196,6 +201,11 @@ ROWS = [
         check=_only_core,
     ),
     Row("context", "get", "/api/v1/context/", API_405, "read"),
+    Row("erase emma", "delete", "/api/v1/clients/emma/", ERASE_EMMA, "write"),
+    Row("erase missing", "delete", "/api/v1/clients/nobody/", cells(404), "write"),
+    Row("erase", "post", "/api/v1/clients/emma/", API_405, "write", body={}),
+    Row("export emma", "get", "/api/v1/clients/emma/export/", ERASE_EMMA, "read"),
+    Row("export", "post", "/api/v1/clients/emma/export/", API_405, "write", body={}),
     Row("tools", "get", "/api/v1/tools/", cells(200), "read"),
     Row("tools", "post", "/api/v1/tools/", API_405, "write", body={}),
     Row("schema", "get", "/api/v1/schema/", OPEN_200, "read"),
@@ -263,6 +273,23 @@ ROWS = [
         PAGE_TIER,
         "write",
         body={"tier": "archival"},
+        page=True,
+    ),
+    Row(
+        "erase emma (page)",
+        "post",
+        "/clients/{emma}/erase/",
+        PAGE_ERASE,
+        "write",
+        body={"confirm": "emma"},
+        page=True,
+    ),
+    Row(
+        "erase emma (page)",
+        "get",
+        "/clients/{emma}/erase/",
+        cells(405, anonymous=LOGIN),
+        "read",
         page=True,
     ),
     Row("my memory", "get", "/me/", PAGE_MINE, "read", page=True),
@@ -426,6 +453,7 @@ def _endpoint(row: Row) -> str:
     """The endpoint or page a row calls: targets and query strings aside, the admin as
     one page."""
     path = re.sub(r"\{\w+\}", "{id}", row.path.split("?")[0])
+    path = re.sub(r"^/api/v1/clients/[^/]+/", "/api/v1/clients/{ref}/", path)
     return "/admin/" if path.startswith("/admin/") else path
 
 
@@ -434,11 +462,11 @@ def test_matrix_size(record_property):
     endpoints = {_endpoint(row) for row in ROWS}
     pairs = {(_endpoint(row), row.method) for row in ROWS}
     assert len(PERSONAS) == 7
-    assert len(endpoints) == 27  # 13 API endpoints (schema and docs included), 14 pages
-    assert len(pairs) == 43  # endpoint × method; 49 rows with the targets
-    assert len(ROWS) == 49
-    assert len([cell for cell in CELLS if cell[1] != "anonymous"]) == 7 * 49 == 343
-    assert len(CELLS) == 392  # and an anonymous caller for every row
+    assert len(endpoints) == 30  # 15 API endpoints (schema and docs included), 15 pages
+    assert len(pairs) == 49  # endpoint × method; 56 rows with the targets
+    assert len(ROWS) == 56
+    assert len([cell for cell in CELLS if cell[1] != "anonymous"]) == 7 * 56 == 392
+    assert len(CELLS) == 448  # and an anonymous caller for every row
     record_property("matrix", f"7 personas × {len(ROWS)} rows ({len(pairs)} endpoint × method)")
 
 

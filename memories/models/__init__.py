@@ -1,4 +1,5 @@
 from memories.models.embeddings import EmbeddingSpace, MemoryEmbedding
+from memories.models.keys import DataKey
 from memories.models.ops import AuditEntry, JobRun, MemoryAccess, RateWindow
 from memories.models.records import (
     LIVE_STATUSES,
@@ -36,6 +37,7 @@ __all__ = [
     "ClientGroupObjectPermission",
     "ClientUserObjectPermission",
     "ConflictPolicy",
+    "DataKey",
     "EmbeddingSpace",
     "Event",
     "EventSource",

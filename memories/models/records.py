@@ -18,6 +18,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from memories.crypto.fields import SealedJSONField, SealedTextField
 from memories.models.tenancy import Client, Tenant
 
 UNIT = [MinValueValidator(0.0), MaxValueValidator(1.0)]
@@ -80,7 +81,7 @@ class Event(models.Model):
     )
     source = models.CharField(max_length=16, choices=EventSource.choices)
     speaker = models.CharField(max_length=100, blank=True)
-    content = models.TextField()
+    content = SealedTextField()
     external_id = models.CharField(max_length=200, blank=True)
     observed_at = models.DateTimeField(default=timezone.now)
     received_at = models.DateTimeField(default=timezone.now, editable=False)
@@ -88,8 +89,8 @@ class Event(models.Model):
     project_id = models.CharField(max_length=200, blank=True)
     task_id = models.CharField(max_length=200, blank=True)
     run_id = models.CharField(max_length=200, blank=True)
-    entities = models.JSONField(default=list, blank=True)
-    metadata = models.JSONField(default=dict, blank=True)
+    entities = SealedJSONField(default=list, blank=True)
+    metadata = SealedJSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-observed_at"]
@@ -180,15 +181,16 @@ class Memory(models.Model):
     # content (immutable)
     kind = models.CharField(max_length=16, choices=Kind.choices)
     category = models.CharField(max_length=16, choices=Category.choices, blank=True)
-    title = models.CharField(max_length=200, blank=True)
-    content = models.TextField()
+    # Sealed for encrypted tenants (memories.crypto.fields): the client's words.
+    title = SealedTextField(max_length=200, blank=True)
+    content = SealedTextField()
     content_hash = models.CharField(
         max_length=64, help_text="Hash of the normalised text (keyed for encrypted tenants)."
     )
     language = models.CharField(max_length=16, blank=True)
     # What the statement is about, for contradiction detection ("contact_channel" = "email").
     attribute = models.CharField(max_length=100, blank=True)
-    attribute_value = models.CharField(max_length=200, blank=True)
+    attribute_value = SealedTextField(max_length=200, blank=True)
     negated = models.BooleanField(default=False)
     search_vector = SearchVectorField(null=True, editable=False)
     observed_at = models.DateTimeField(default=timezone.now)
@@ -230,7 +232,7 @@ class Memory(models.Model):
     dedup_group = models.UUIDField(null=True, blank=True)
     needs_embedding = models.BooleanField(default=True)
     tags = ArrayField(models.CharField(max_length=64), default=list, blank=True)
-    metadata = models.JSONField(default=dict, blank=True)
+    metadata = SealedJSONField(default=dict, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     objects = MemoryQuerySet.as_manager()

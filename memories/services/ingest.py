@@ -36,11 +36,16 @@ from memories.models import (
 from memories.services import embeddings, extraction, llm_extraction
 from memories.services.audit import audit_entry
 from memories.services.normalise import spot_entities
-from memories.services.records import memory_add, session_get_or_create
+from memories.services.records import (
+    memory_add,
+    session_get_or_create,
+    statement_hash,
+    stored_attribute,
+)
 from memories.services.relate import LiveIndex, judge, nearest_live, resolve_contradiction
 from memories.services.staleness import clients_mark_profile_stale
 from memories.services.tenancy import client_assign_advisor
-from memories.services.text import clean, content_hash
+from memories.services.text import clean
 
 logger = logging.getLogger(__name__)
 
@@ -95,7 +100,8 @@ def events_ingest(
         permissions.client_for_write(user, tenant, ref)
     now = timezone.now()
     prepared = _prepare_all(items, now)
-    embedded = _embed(prepared)
+    # A tenant with vector search off stores no vectors at all (README: encrypted tenants).
+    embedded = _embed(prepared) if tenant.vector_search_enabled else None
 
     with transaction.atomic():
         clients = _resolve_clients(user, tenant, {p.item.client for p in prepared})
@@ -106,8 +112,10 @@ def events_ingest(
             space=embeddings.space_for(embedded) if embedded else None,
             index=LiveIndex.load(
                 client_ids=[c.pk for c in clients.values()],
-                hashes=[content_hash(c.content) for p in prepared for c in p.candidates],
-                attributes=[c.attribute for p in prepared for c in p.candidates],
+                hashes=[statement_hash(tenant, c.content) for p in prepared for c in p.candidates],
+                attributes=[
+                    stored_attribute(tenant, c.attribute) for p in prepared for c in p.candidates
+                ],
             ),
         )
         stored = _store_events(prepared, clients, user)
@@ -287,10 +295,10 @@ class _Run:
         verdict = judge(
             index=self.index,
             client=client,
-            content_hash=content_hash(candidate.content),
+            content_hash=statement_hash(client.tenant, candidate.content),
             content=candidate.content,
             kind=candidate.kind,
-            attribute=candidate.attribute,
+            attribute=stored_attribute(client.tenant, candidate.attribute),
             value=candidate.value,
             negated=candidate.negated,
             neighbours=neighbours,
@@ -342,7 +350,7 @@ class _Run:
             tags=candidate.tags,
             evidence=[event],
             link_evidence=False,
-            needs_embedding=not embedded,
+            needs_embedding=not embedded and client.tenant.vector_search_enabled,
         )
         self.index.add(memory)
         self.evidence.append(Evidence(memory=memory, event=event, action=action, related=related))

@@ -6,6 +6,7 @@ extraction themselves.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from datetime import datetime
 
@@ -14,7 +15,8 @@ from django.db import transaction
 from django.db.models import Value
 from django.utils import timezone
 
-from memories.models import Client, Event, Evidence, Memory, Session
+from memories.crypto import blind
+from memories.models import Client, Event, Evidence, Memory, Session, Tenant
 from memories.services.text import clean, content_hash, fold
 
 
@@ -83,10 +85,31 @@ def client_lexeme(client_id) -> str:
     return "c" + str(client_id).replace("-", "")
 
 
-def search_vector_for(text: str, language: str, client_id):
+def search_vector_for(text: str, language: str, client_id, *, tenant: Tenant | None = None):
+    """The memory's full-text vector; for an encrypted ``tenant``, its blind index."""
+    if tenant is not None and tenant.encrypted:
+        return blind.search_vector(text, tenant=tenant, client_lexeme=client_lexeme(client_id))
     return SearchVector(Value(fold(text)), config=Value(language)) + SearchVector(
         Value(client_lexeme(client_id)), config=Value("simple")
     )
+
+
+def statement_hash(tenant: Tenant, text: str) -> str:
+    """The exact-dedup identity of a statement: keyed for an encrypted tenant."""
+    return blind.content_hash(tenant, text) if tenant.encrypted else content_hash(text)
+
+
+_ATTRIBUTE_TOKEN = re.compile(r"k[0-9a-f]{20}")
+
+
+def stored_attribute(tenant: Tenant, attribute: str) -> str:
+    """The attribute key as stored: for an encrypted tenant, the part after the colon
+    (the client's words, as in ``preference:tobacco``) becomes a keyed token; fixed keys
+    (``contact_channel``) are memoryhub's vocabulary and stay. Idempotent."""
+    head, colon, tail = attribute.partition(":")
+    if not tenant.encrypted or not colon or _ATTRIBUTE_TOKEN.fullmatch(tail):
+        return attribute
+    return f"{head}:{blind.attribute_token(tenant, tail)}"
 
 
 def memory_add(
@@ -136,12 +159,14 @@ def memory_add(
             category=category,
             title=clean(title),
             content=text,
-            content_hash=content_hash(text),
+            content_hash=statement_hash(client.tenant, text),
             language=language,
-            attribute=attribute,
+            attribute=stored_attribute(client.tenant, attribute),
             attribute_value=attribute_value,
             negated=negated,
-            search_vector=search_vector_for(f"{title} {text}", fts_config, client.pk),
+            search_vector=search_vector_for(
+                f"{title} {text}", fts_config, client.pk, tenant=client.tenant
+            ),
             tier=tier,
             status=status,
             confidence=confidence,
@@ -155,7 +180,7 @@ def memory_add(
             tags=list(tags),
             metadata=metadata or {},
             evidence_count=len(events),
-            needs_embedding=needs_embedding,
+            needs_embedding=needs_embedding and client.tenant.vector_search_enabled,
         )
         if link_evidence:
             Evidence.objects.bulk_create(

@@ -13,7 +13,9 @@ def memories_reembed(*, limit: int = 500, tenant_id=None, memory_ids=None) -> di
     claim different rows (``skip_locked``); a run that fails to embed leaves its rows
     waiting for the next."""
     with transaction.atomic():
-        waiting = Memory.objects.filter(needs_embedding=True).order_by("created_at")
+        waiting = Memory.objects.filter(
+            needs_embedding=True, tenant__vector_search_enabled=True
+        ).order_by("created_at")
         if tenant_id is not None:
             waiting = waiting.filter(tenant_id=tenant_id)
         if memory_ids is not None:

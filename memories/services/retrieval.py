@@ -26,6 +26,7 @@ from django.db import connection
 from django.utils import timezone
 
 from memories.conf import setting
+from memories.crypto import blind
 from memories.models import LIVE_STATUSES, Memory, MemoryAccess, Status
 from memories.services import embeddings
 from memories.services.records import client_lexeme
@@ -95,7 +96,7 @@ def memories_search(
 ) -> list[Hit]:
     now = now or timezone.now()
     weights = weights or ranking_weights()
-    tsquery = _tsquery(query)
+    tsquery = _tsquery(client.tenant, query)
     space, vector = _query_vector(client, query) if weights.get("semantic") else (None, None)
     rows = _scored_candidates(client, space, vector, tsquery, filters, weights, now, k)
     hits = _select(rows, weights, k)
@@ -104,10 +105,17 @@ def memories_search(
     return hits
 
 
-def _tsquery(query: str) -> str:
-    """Any of the query's words (OR): ranking, not the match, decides what comes first."""
+def _tsquery(tenant, query: str) -> str:
+    """Any of the query's words (OR): ranking, not the match, decides what comes first.
+    An encrypted tenant's words are its blind-index tokens, in the 'simple' config."""
+    if tenant.encrypted:
+        return " | ".join(blind.query_tokens(tenant, query))
     words = list(dict.fromkeys(_WORD.findall(fold(query))))[:32]
     return " | ".join(words)
+
+
+def _text_config(tenant) -> str:
+    return "simple" if tenant.encrypted else tenant.language
 
 
 def _query_vector(client, query: str):
@@ -232,7 +240,7 @@ def _scored_candidates(client, space, vector, tsquery, filters, weights, now, k)
         )
         params += [literal, space.pk, client.pk, client.pk, *where_params, pool, pool]
     if tsquery:
-        config = client.tenant.language
+        config = _text_config(client.tenant)
         sources.append(
             "SELECT m.id FROM memories_memory m, to_tsquery(%s::regconfig, %s) q "  # noqa: S608
             f"WHERE m.client_id = %s AND {where} "

@@ -1,0 +1,99 @@
+"""A corpus and helpers shared by the encrypted-tenant tests (and bench/encryption.py).
+
+The corpus's words avoid the vocabulary memoryhub itself stores in clear (kinds, tiers,
+entity types, model and permission names), so finding one of them in a dump means a
+client's word leaked; words already in the dump before ingesting are set aside anyway.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+from django.db import connection
+
+from memories.services.ingest import EventInput, events_ingest
+from memories.services.text import fold
+
+BASE = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+
+CORPUS = [
+    "I prefer to be called on Thursdays after lunch.",
+    "My daughter Beatrix studies violin at the conservatoire in Glasgow.",
+    "We plan to buy a lighthouse cottage near Whitby within two years.",
+    "I never invest in tobacco or armaments companies.",
+    "My husband Thaddeus is allergic to shellfish.",
+    "I want to retire early and sail around the Hebrides.",
+    "Our family trust holds farmland in Herefordshire.",
+    "I decided to sell the vineyard shares in Bordeaux.",
+    "My granddaughter Philippa starts university in Aberdeen next autumn.",
+    "I like quarterly statements printed on paper, posted by mail.",
+    "The greenhouse renovation will cost around forty thousand pounds.",
+    "I am worried about inflation eroding my pension.",
+    "Please avoid calling me during Wimbledon fortnight.",
+    "My brother Cornelius manages the orchard business in Kent.",
+    "I would like to donate to the marine conservation charity every December.",
+    "The sailing yacht needs a new mainsail before the regatta.",
+]
+
+QUERIES = [
+    "violin conservatoire",
+    "lighthouse cottage purchase",
+    "shellfish allergy",
+    "retire and sail",
+    "farmland trust",
+    "vineyard shares",
+    "university next autumn",
+    "pension inflation",
+    "orchard business",
+    "charity donation",
+    "mainsail regatta",
+    "tobacco investments",
+]
+
+
+def ingest_corpus(*, user, tenant, client="ana-7", corpus=CORPUS, session="s-1"):
+    items = [
+        EventInput(
+            client=client,
+            content=text,
+            session=session,
+            speaker="client",
+            external_id=f"e-{i}",
+            observed_at=BASE + timedelta(minutes=i),
+            metadata={"note": text},
+        )
+        for i, text in enumerate(corpus)
+    ]
+    return events_ingest(user=user, tenant=tenant, items=items)
+
+
+def dump_database() -> str:
+    """Every row of every table of the database, as COPY writes it (values, not schema)."""
+    chunks = []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT quote_ident(table_schema) || '.' || quote_ident(table_name) "
+            "FROM information_schema.tables WHERE table_type = 'BASE TABLE' "
+            "AND table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1"
+        )
+        tables = [row[0] for row in cursor.fetchall()]
+        raw = cursor.cursor  # psycopg 3: COPY streams through the driver's cursor
+        for table in tables:
+            with raw.copy(f"COPY {table} TO STDOUT") as copy:
+                chunks.extend(bytes(block).decode("utf-8", "replace") for block in copy)
+    return "\n".join(chunks)
+
+
+def words(text: str, *, longer_than: int = 3) -> set[str]:
+    return {w for w in re.findall(r"[^\W_]+", fold(text)) if len(w) > longer_than}
+
+
+def leaked(dump: str, corpus, *, baseline: str) -> dict[str, list[str]]:
+    """What of ``corpus`` the dump shows: whole sentences, and words (> 3 letters) that
+    were not in the ``baseline`` dump before the corpus was ingested."""
+    folded, before = fold(dump), words(baseline)
+    found_words = words(folded) - before
+    out = {"sentences": [s for s in corpus if fold(s) in folded]}
+    out["words"] = sorted({w for s in corpus for w in words(s)} & found_words)
+    return out

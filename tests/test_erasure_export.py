@@ -1,0 +1,155 @@
+"""Erasure (the right to be forgotten) and export (portability), through the API and the
+page, for encrypted and plaintext tenants."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client as PageClient
+from rest_framework.test import APIClient
+
+from curation.models import ReviewItem
+from memories.models import AuditEntry, DataKey, Event, Memory, Role
+from memories.services.encryption import tenant_create
+from memories.services.jobs import jobs_run_all
+from profiles.models import Profile
+from profiles.services.profile import profile_refresh
+from tests import factories
+from tests.encryption_support import CORPUS, dump_database, ingest_corpus
+from tests.snapshot import take
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(params=[True, False], ids=["encrypted", "plaintext"])
+def setup(request):
+    tenant = tenant_create(slug="vault", encrypted=request.param)
+    supervisor = factories.UserFactory(username="sv")
+    factories.MembershipFactory(tenant=tenant, user=supervisor, role=Role.SUPERVISOR)
+    ingest_corpus(user=supervisor, tenant=tenant)
+    client = tenant.clients.get()
+    newer, older = Memory.objects.filter(client=client).order_by("-created_at")[:2]
+    factories.ReviewItemFactory(memory=newer, other_memory=older, summary=newer.content)
+    profile_refresh(client=client)
+    jobs_run_all(tenant_id=tenant.pk)
+    api = APIClient()
+    _, raw = factories.api_key_for(supervisor, tenant)
+    api.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    return tenant, client, api
+
+
+def test_erasure_leaves_only_a_tombstone_and_jobs_change_nothing_after(setup):
+    tenant, client, api = setup
+    client_id = str(client.pk)
+    ids = [str(pk) for pk in Memory.objects.filter(client=client).values_list("pk", flat=True)]
+    ids += [str(pk) for pk in Event.objects.filter(client=client).values_list("pk", flat=True)]
+
+    response = api.delete("/api/v1/clients/ana-7/")
+
+    assert response.status_code == 200, response.content
+    counts = response.json()["erased"]["counts"]
+    assert counts["event"] == len(CORPUS)
+    assert counts["memory"] == len(ids) - len(CORPUS)
+    assert counts["profile"] == 1 and counts["reviewitem"] == 1
+    assert counts.get("datakey", 0) == (1 if tenant.encrypted else 0)
+    for model in (Event, Memory, Profile, ReviewItem):
+        assert not model.objects.filter(tenant=tenant).exists(), model
+    assert not DataKey.objects.filter(client_id=client_id).exists()
+    dump = dump_database()
+    assert dump.count(client_id) == 1  # the tombstone's object id, nothing else
+    assert not [i for i in ids if i in dump]
+    assert "ana-7" not in dump  # the reference is not kept, even in the tombstone
+    (tombstone,) = AuditEntry.objects.filter(object_id=client_id)
+    assert tombstone.action == "client.erased"
+    assert tombstone.data == {"counts": counts, "encrypted": tenant.encrypted}
+
+    before = take()
+    jobs_run_all()
+    assert [c for c in take().changes(before) if not c.startswith("memories.JobRun")] == []
+
+
+def test_erasure_then_queued_work_resurrects_nothing(setup, django_capture_on_commit_callbacks):
+    tenant, _, api = setup
+    with django_capture_on_commit_callbacks() as queued:  # work queued by a late write
+        ingest_corpus(
+            user=tenant.memberships.get().user, tenant=tenant, corpus=["I now prefer tea."]
+        )
+    api.delete("/api/v1/clients/ana-7/")
+    for callback in queued:
+        callback()
+    assert not Event.objects.filter(tenant=tenant).exists()
+    assert not Profile.objects.filter(tenant=tenant).exists()
+
+
+def test_export_round_trips_everything_held_about_the_client(setup):
+    tenant, client, api = setup
+    response = api.get("/api/v1/clients/ana-7/export/")
+    assert response.status_code == 200
+    exported = json.loads(json.dumps(response.json()))  # plain JSON, nothing else
+    assert exported["format"] == "memoryhub.client-export/1"
+    assert exported["client"]["external_ref"] == "ana-7"
+    assert [e["content"] for e in exported["events"]] == CORPUS
+    assert [e["metadata"] for e in exported["events"]] == [{"note": t} for t in CORPUS]
+    stored = {str(m.pk): m for m in Memory.objects.filter(client=client)}
+    assert {m["id"]: m["content"] for m in exported["memories"]} == {
+        pk: m.content for pk, m in stored.items()
+    }
+    assert {m["id"]: m["attribute_value"] for m in exported["memories"]} == {
+        pk: m.attribute_value for pk, m in stored.items()
+    }
+    profile = Profile.objects.get(client=client)
+    assert exported["profile"]["static"] == profile.static
+    assert [r["summary"] for r in exported["review_items"]] == [
+        r.summary for r in ReviewItem.objects.filter(client=client)
+    ]
+    assert sum(len(m["evidence"]) for m in exported["memories"]) == sum(
+        m.evidence.count() for m in stored.values()
+    )
+    assert {a["object_id"] for a in exported["audit"]} <= {
+        str(client.pk),
+        *stored,
+        *(e["id"] for e in exported["events"]),
+        *(r["id"] for r in exported["review_items"]),
+    }
+    if tenant.encrypted:  # decrypted for the caller, while the rows stay sealed
+        assert all(not m["content"].startswith("mh1:") for m in exported["memories"])
+
+
+def test_bad_input_is_a_clear_4xx(setup):
+    _, _, api = setup
+    missing = api.delete("/api/v1/clients/nobody/")
+    assert missing.status_code == 404
+    assert missing.json()["error"] == {
+        "code": "not_found",
+        "message": "Client 'nobody' not found.",
+        "fields": {},
+    }
+    assert api.get("/api/v1/clients/nobody/export/").status_code == 404
+    assert api.put("/api/v1/clients/ana-7/", {}, format="json").status_code == 405
+
+
+def test_the_page_erases_only_with_the_reference_typed_again(setup):
+    tenant, client, _ = setup
+    browser = PageClient()
+    browser.force_login(tenant.memberships.get().user)
+    page = browser.get(f"/clients/{client.pk}/")
+    assert b"Erase this client" in page.content
+
+    before = take()
+    wrong = browser.post(f"/clients/{client.pk}/erase/", {"confirm": "ana"})
+    assert wrong.status_code == 302 and wrong["Location"] == f"/clients/{client.pk}/"
+    assert take().changes(before) == []
+
+    done = browser.post(f"/clients/{client.pk}/erase/", {"confirm": "ana-7"}, follow=True)
+    assert done.redirect_chain == [("/clients/", 302)]
+    assert b"Erased ana-7" in done.content
+    assert not Event.objects.filter(tenant=tenant).exists()
+
+
+def test_the_erase_button_is_for_supervisors_only(personas):
+    browser = PageClient()
+    browser.force_login(personas.advisor)
+    page = browser.get(f"/clients/{personas.client.pk}/")
+    assert page.status_code == 200
+    assert b"Erase this client" not in page.content
