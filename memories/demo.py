@@ -11,6 +11,7 @@ from django.utils import timezone
 from memories.models import Client, Kind, Memory, Relation, RelationType, Role, Tier
 from memories.services.records import event_record, memory_add, session_get_or_create
 from memories.services.tenancy import client_assign_advisor, member_ensure, tenant_get_or_create
+from memories.services.tiers import memory_set_tier
 
 DEMO_TENANT = "demo"
 DEMO_USERS = [
@@ -197,6 +198,14 @@ def seed_demo(*, password: str) -> dict:
                 evidence=events,
             )
             counts["memories"] += 1
+            if tier == Tier.CORE:  # the advisor put it there: the tier job leaves it alone
+                memory_set_tier(
+                    memory=existing[text],
+                    tier=Tier.CORE,
+                    actor=users[spec.advisor],
+                    pin=True,
+                    reason="demo: chosen by the advisor",
+                )
             if text in spec.history:
                 restated, reads = spec.history[text]
                 Memory.objects.filter(pk=existing[text].pk).update(

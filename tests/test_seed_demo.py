@@ -64,3 +64,16 @@ def test_demo_review_queue_has_a_conflict_and_promotions_to_decide():
         "Plans to reinvest half of the Milan property sale.": True,
         "Her husband James handles the joint account.": False,
     }
+
+
+def test_demo_core_memories_stay_in_core_when_the_jobs_run():
+    from memories.services.jobs import job_run
+
+    _seed()
+    core = set(Memory.objects.filter(tenant__slug="demo", tier="core").values_list("pk", flat=True))
+    job_run("tiers")
+    assert len(core) == 5
+    assert (
+        set(Memory.objects.filter(tenant__slug="demo", tier="core").values_list("pk", flat=True))
+        == core
+    )
