@@ -7,9 +7,9 @@ plaintext. Opening happens in ``from_db_value`` (querysets, ``values()``) and in
 attribute itself for instances built from raw rows (``Model.from_db`` in the read path),
 so every reader of the ORM sees plaintext in memory and nothing else changes.
 
-Not covered, by design: ``QuerySet.update()`` and ``bulk_update()`` of a sealed field
-write what they are given. Content is ADD-only anyway; ``tenant_encrypt`` seals
-explicitly. Lookups on a sealed field (``content=…``) cannot match sealed rows.
+``QuerySet.update()`` and ``bulk_update()`` never call ``pre_save``: the models' managers
+(``memories.crypto.queryset.SealedQuerySet``) seal those values per client instead.
+Lookups on a sealed field (``content=…``) cannot match sealed rows.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import json
 from django.db import models
 from django.db.models.query_utils import DeferredAttribute
 
-from memories.crypto import keys, sealing
+from memories.crypto import keys, sealing, switch
 
 JSON_MARK = "mh1"  # a sealed JSON value is stored as {"mh1": "<sealed text>"}
 
@@ -29,17 +29,15 @@ def _cached(instance, name):
 
 
 def tenant_encrypted(instance) -> bool:
-    from memories.models import Tenant
-
+    """Decided at write time (``switch``): a stale tenant the instance holds is not
+    trusted to say "plaintext"."""
     tenant = _cached(instance, "tenant")
     client = _cached(instance, "client")
     if tenant is None and client is not None:
         tenant = _cached(client, "tenant")
     if tenant is not None and tenant.pk == instance.tenant_id:
-        return tenant.encrypted
-    return bool(
-        Tenant.objects.filter(pk=instance.tenant_id).values_list("encrypted", flat=True).first()
-    )
+        return switch.encrypted_now(tenant)
+    return switch.encrypted_in_db(instance.tenant_id)
 
 
 def sealing_key(instance):

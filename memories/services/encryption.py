@@ -11,7 +11,7 @@ from django.apps import apps
 from django.db import models, transaction
 from django.utils import timezone
 
-from memories.crypto import keys
+from memories.crypto import keys, switch
 from memories.crypto.fields import SealedJSONField, SealedTextField
 from memories.crypto.providers import KeyProvider, get_provider, require_master_key
 from memories.db import content_rewrite
@@ -98,42 +98,50 @@ def tenant_encrypt(
 ) -> dict[str, int]:
     """Switch ``tenant`` to encrypted mode and seal what it already holds, in place.
 
-    The flag goes first, so new writes are sealed from then on; then every row not yet
+    The flag goes first, under the switch's exclusive lock (``memories.crypto.switch``):
+    it waits for every open transaction that decided to write plaintext, and every write
+    after it seals, whatever ``Tenant`` instance its process holds. Then every row not yet
     sealed is rewritten (its sealed fields, and a memory's hash and search vector, which
     become the keyed hash and the blind index) through ``content_rewrite``, one batch
-    per transaction. A crash loses at most one batch; running it again resumes.
+    per transaction, skipping rows another transaction holds; a final pass waits for
+    those. A crash loses at most one batch; running it again resumes.
     """
     require_master_key()
-    if not tenant.encrypted:
-        Tenant.objects.filter(pk=tenant.pk).update(encrypted=True)
-        tenant.encrypted = True
-        audit(
-            tenant_id=tenant.pk,
-            action="tenant.encrypt",
-            object_type="tenant",
-            object_id=tenant.pk,
-        )
+    with transaction.atomic():
+        switch.switch_lock(tenant.pk)
+        switched = Tenant.objects.filter(pk=tenant.pk, encrypted=False).update(encrypted=True)
+        if switched:
+            audit(
+                tenant_id=tenant.pk,
+                action="tenant.encrypt",
+                object_type="tenant",
+                object_id=tenant.pk,
+            )
+    tenant.encrypted = True
     keys.index_key(tenant.pk)
     counts: dict[str, int] = {}
     for model, fields in sealed_models():
         label = model._meta.label_lower
-        while True:
-            with transaction.atomic():
-                batch = list(
-                    _unsealed(model, fields, tenant)
-                    .select_for_update(skip_locked=True, of=("self",))
-                    .select_related("client__tenant")
-                    .order_by("pk")[:batch_size]
-                )
-                if not batch:
-                    break
-                with content_rewrite():
-                    for row in batch:
-                        _reseal(row, fields, tenant)
-            counts[label] = counts.get(label, 0) + len(batch)
-            if progress:
-                progress(label, counts[label])
+        for skip_locked in (True, False):
+            while done := _seal_batch(model, fields, tenant, batch_size, skip_locked):
+                counts[label] = counts.get(label, 0) + done
+                if progress:
+                    progress(label, counts[label])
     return counts
+
+
+def _seal_batch(model, fields, tenant, batch_size: int, skip_locked: bool) -> int:
+    with transaction.atomic():
+        batch = list(
+            _unsealed(model, fields, tenant)
+            .select_for_update(skip_locked=skip_locked, of=("self",))
+            .select_related("client__tenant")
+            .order_by("pk")[:batch_size]
+        )
+        with content_rewrite():
+            for row in batch:
+                _reseal(row, fields, tenant)
+    return len(batch)
 
 
 def _reseal(row, fields, tenant) -> None:

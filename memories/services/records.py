@@ -15,7 +15,7 @@ from django.db import transaction
 from django.db.models import Value
 from django.utils import timezone
 
-from memories.crypto import blind
+from memories.crypto import blind, switch
 from memories.models import Client, Event, Evidence, Memory, Session, Tenant
 from memories.services.text import clean, content_hash, fold
 
@@ -87,7 +87,7 @@ def client_lexeme(client_id) -> str:
 
 def search_vector_for(text: str, language: str, client_id, *, tenant: Tenant | None = None):
     """The memory's full-text vector; for an encrypted ``tenant``, its blind index."""
-    if tenant is not None and tenant.encrypted:
+    if tenant is not None and switch.encrypted_now(tenant):
         return blind.search_vector(text, tenant=tenant, client_lexeme=client_lexeme(client_id))
     return SearchVector(Value(fold(text)), config=Value(language)) + SearchVector(
         Value(client_lexeme(client_id)), config=Value("simple")
@@ -96,7 +96,7 @@ def search_vector_for(text: str, language: str, client_id, *, tenant: Tenant | N
 
 def statement_hash(tenant: Tenant, text: str) -> str:
     """The exact-dedup identity of a statement: keyed for an encrypted tenant."""
-    return blind.content_hash(tenant, text) if tenant.encrypted else content_hash(text)
+    return blind.content_hash(tenant, text) if switch.encrypted_now(tenant) else content_hash(text)
 
 
 _ATTRIBUTE_TOKEN = re.compile(r"k[0-9a-f]{20}")
@@ -107,7 +107,7 @@ def stored_attribute(tenant: Tenant, attribute: str) -> str:
     (the client's words, as in ``preference:tobacco``) becomes a keyed token; fixed keys
     (``contact_channel``) are memoryhub's vocabulary and stay. Idempotent."""
     head, colon, tail = attribute.partition(":")
-    if not tenant.encrypted or not colon or _ATTRIBUTE_TOKEN.fullmatch(tail):
+    if not colon or _ATTRIBUTE_TOKEN.fullmatch(tail) or not switch.encrypted_now(tenant):
         return attribute
     return f"{head}:{blind.attribute_token(tenant, tail)}"
 
