@@ -10,6 +10,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memories.crypto.fields import SealedTextField
+from memories.crypto.queryset import SealedQuerySet
 from memories.models import Client, Memory, Tenant
 
 
@@ -62,6 +63,8 @@ class ReviewItem(models.Model):
     decided_at = models.DateTimeField(null=True, blank=True)
     reason = SealedTextField(blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    objects = SealedQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]

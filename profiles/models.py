@@ -6,6 +6,7 @@ from django.db import models
 from django.utils import timezone
 
 from memories.crypto.fields import SealedJSONField
+from memories.crypto.queryset import SealedQuerySet
 from memories.models import Client, Tenant
 
 
@@ -22,6 +23,8 @@ class Profile(models.Model):
     dynamic = SealedJSONField(default=list, blank=True)
     version = models.PositiveIntegerField(default=0)
     refreshed_at = models.DateTimeField(default=timezone.now)
+
+    objects = SealedQuerySet.as_manager()
 
     def __str__(self) -> str:
         return f"profile of {self.client}"

@@ -19,6 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memories.crypto.fields import SealedJSONField, SealedTextField
+from memories.crypto.queryset import SealedQuerySet
 from memories.models.tenancy import Client, Tenant
 
 UNIT = [MinValueValidator(0.0), MaxValueValidator(1.0)]
@@ -92,6 +93,8 @@ class Event(models.Model):
     entities = SealedJSONField(default=list, blank=True)
     metadata = SealedJSONField(default=dict, blank=True)
 
+    objects = SealedQuerySet.as_manager()
+
     class Meta:
         ordering = ["-observed_at"]
         constraints = [
@@ -158,7 +161,7 @@ class SourceKind(models.TextChoices):
     IMPORT = "import", "Import"
 
 
-class MemoryQuerySet(models.QuerySet):
+class MemoryQuerySet(SealedQuerySet):
     def live(self):
         return self.filter(status__in=LIVE_STATUSES)
 
