@@ -36,6 +36,7 @@ from memories.services.erasure import client_erase
 from memories.services.export import client_export
 from memories.services.ingest import EventInput, event_ingest, events_ingest
 from memories.services.lifecycle import memory_feedback, memory_forget
+from memories.services.portability import client_import
 from memories.services.retrieval import Filters, memories_search
 from memories.throttling import ReadRateThrottle, WriteRateThrottle
 from memories.tools import TOOLS
@@ -392,6 +393,34 @@ class ClientExportApi(BaseApiView):
     def get(self, request, ref):
         client = permissions.client_for_export(request.user, tenant_of(request), ref)
         return Response(client_export(client=client))
+
+
+class ClientImportApi(BaseApiView):
+    """Portability, the way back: a client recreated from its export document."""
+
+    @extend_schema(
+        request=OpenApiTypes.OBJECT,
+        examples=[docs.CLIENT_IMPORT_REQUEST],
+        responses={
+            **docs.ok(OpenApiTypes.OBJECT, "the client is back", docs.IMPORTED, 201),
+            **docs.errors(400, 401, 403, 409, 413, 429),
+        },
+        summary="Import a client from its export (the document the export answered)",
+        operation_id="client_import",
+    )
+    def post(self, request):
+        tenant = tenant_of(request)
+        if not permissions.can_import_client(request.user, tenant):
+            raise PermissionDenied("Only a supervisor may import a client.")
+        client = client_import(
+            tenant=tenant,
+            data=request.data,
+            actor=request.user,
+            actor_label=_actor_label(request),
+        )
+        return Response(
+            {"imported": {"client": client.external_ref, "id": str(client.pk)}}, status=201
+        )
 
 
 class ToolsApi(BaseApiView):

@@ -44,7 +44,8 @@ _ERRORS = {
     ),
     409: (
         "The state changed meanwhile: the review item was already decided, or its memories "
-        "changed and it became obsolete. Nothing was decided.",
+        "changed and it became obsolete (nothing was decided); or, for an import, the client "
+        "or its ids already exist (nothing was imported).",
         _error("review_closed", "This review item is already closed (Keep both)."),
     ),
     429: (
@@ -427,3 +428,7 @@ CLIENT_EXPORT = {
         }
     ],
 }
+CLIENT_IMPORT_REQUEST = request_example(
+    "a client's export, as the export answered it", CLIENT_EXPORT
+)
+IMPORTED = {"imported": {"client": "emma-clarke", "id": "3c9e2d1a-7b6f-4e5d-9c8b-0a1f2e3d4c5b"}}

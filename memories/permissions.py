@@ -70,6 +70,7 @@ DECIDE_REVIEW = "decide_review"  # approve promotions, settle conflicts
 RUN_EVALUATION = "run_evaluation"
 ERASE_CLIENT = "erase_client"  # the right to be forgotten
 EXPORT_CLIENT = "export_client"  # portability: everything held about a client, in one file
+IMPORT_CLIENT = "import_client"  # portability, the way back: a client from its export
 MANAGE_API_KEYS = "manage_api_keys"  # list and revoke the tenant's keys
 VIEW_MEMBERS = "view_members"  # who belongs to the tenant, in which role
 VIEW_OPERATIONS = "view_operations"  # job runs and the audit trail
@@ -86,6 +87,7 @@ _SUPERVISOR = frozenset(
         RUN_EVALUATION,
         ERASE_CLIENT,
         EXPORT_CLIENT,
+        IMPORT_CLIENT,
         MANAGE_API_KEYS,
         VIEW_MEMBERS,
         VIEW_OPERATIONS,
@@ -405,6 +407,12 @@ def can_export_client(user, client: Client) -> bool:
     """Supervisors and admins. Advisors read their clients' memory through the pages and
     the API, but a complete file of a client (events, audit) is a data-protection act."""
     return has_perm(user, client.tenant_id, EXPORT_CLIENT) and can_browse_client(user, client)
+
+
+def can_import_client(user, tenant: Tenant) -> bool:
+    """Supervisors and admins: an import writes a whole client, events and audit trail
+    included, as a data-protection act (the counterpart of export)."""
+    return has_perm(user, tenant, IMPORT_CLIENT)
 
 
 def can_manage_api_keys(user, tenant: Tenant) -> bool:

@@ -3,20 +3,24 @@ page, for encrypted and plaintext tenants."""
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
 from django.test import Client as PageClient
 from rest_framework.test import APIClient
 
 from curation.models import ReviewItem
-from memories.models import AuditEntry, DataKey, Event, Memory, Role
+from memories.models import AuditEntry, Client, DataKey, Event, Memory, Role
 from memories.services.encryption import tenant_create
-from memories.services.jobs import jobs_run_all
+from memories.services.jobs import job_run, jobs_run_all
+from memories.services.retrieval import memories_search
 from profiles.models import Profile
 from profiles.services.profile import profile_refresh
 from tests import factories
-from tests.encryption_support import CORPUS, dump_database, ingest_corpus
+from tests.encryption_support import CORPUS, QUERIES, dump_database, ingest_corpus
 from tests.snapshot import take
 
 pytestmark = pytest.mark.django_db
@@ -153,3 +157,118 @@ def test_the_erase_button_is_for_supervisors_only(personas):
     page = browser.get(f"/clients/{personas.client.pk}/")
     assert page.status_code == 200
     assert b"Erase this client" not in page.content
+
+
+# --- import: the export's way back -------------------------------------------------------
+
+SELF = {"client.erased", "client.imported"}  # the erase and the import themselves
+
+
+def _comparable(document: dict) -> dict:
+    out = {k: v for k, v in document.items() if k != "exported_at"}
+    out["audit"] = [a for a in document["audit"] if a["action"] not in SELF]
+    return out
+
+
+def _searches(client) -> list[list[str]]:
+    return [
+        [str(h.memory.pk) for h in memories_search(client=client, query=q, record_access=False)]
+        for q in QUERIES
+    ]
+
+
+def test_export_erase_import_gives_back_the_same_document_and_searches(setup):
+    tenant, client, api = setup
+    job_run("reembed", tenant_id=tenant.pk)
+    searched = _searches(client)
+    assert all(searched)  # every query finds something to compare
+    exported = api.get("/api/v1/clients/ana-7/export/").json()
+    assert api.delete("/api/v1/clients/ana-7/").status_code == 200
+
+    response = api.post("/api/v1/clients/import/", exported, format="json")
+
+    assert response.status_code == 201, response.content
+    assert response.json() == {"imported": {"client": "ana-7", "id": exported["client"]["id"]}}
+    again = api.get("/api/v1/clients/ana-7/export/").json()
+    assert _comparable(again) == _comparable(exported)
+    assert [a["action"] for a in again["audit"] if a["action"] in SELF] == [
+        "client.erased",
+        "client.imported",
+    ]
+    restored = Client.objects.get(tenant=tenant, external_ref="ana-7")
+    assert Memory.objects.filter(client=restored, needs_embedding=False).count() == 0
+    job_run("reembed", tenant_id=tenant.pk)
+    assert _searches(restored) == searched
+    if tenant.encrypted:
+        dump = dump_database()
+        assert [s for s in CORPUS if s in dump] == []
+        assert not Memory.objects.filter(client=restored).exclude(content__startswith="mh1:")
+
+
+def test_import_refuses_a_client_that_exists_and_changes_nothing(setup):
+    _, _, api = setup
+    exported = api.get("/api/v1/clients/ana-7/export/").json()
+    before = take()
+
+    response = api.post("/api/v1/clients/import/", exported, format="json")
+
+    assert response.status_code == 409
+    assert response.json()["error"]["code"] == "client_exists"
+    exported["client"]["external_ref"] = "ana-8"  # a new reference, but the same ids
+    taken = api.post("/api/v1/clients/import/", exported, format="json")
+    assert taken.status_code == 409
+    assert taken.json()["error"]["code"] == "ids_taken"
+    assert take().changes(before) == []
+
+
+def test_import_answers_a_bad_document_with_a_400_naming_what_is_wrong(setup):
+    _, _, api = setup
+    exported = api.get("/api/v1/clients/ana-7/export/").json()
+    api.delete("/api/v1/clients/ana-7/")
+    before = take()
+
+    wrong_format = api.post("/api/v1/clients/import/", {**exported, "format": "x/2"}, format="json")
+    assert wrong_format.status_code == 400
+    assert wrong_format.json()["error"]["fields"] == {
+        "format": ["must be 'memoryhub.client-export/1'"]
+    }
+    broken = json.loads(json.dumps(exported))
+    del broken["events"][0]["content"]
+    broken["memories"][0]["tier"] = "attic"
+    broken["memories"][1]["confidence"] = "high"
+    broken["relations"] = "none"
+    broken["memories"][0]["evidence"][0]["event"] = "0b8f6a52-3c1e-4f55-9a7d-2f4c1e0d9b11"
+    response = api.post("/api/v1/clients/import/", broken, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["fields"] == {
+        "events[0].content": ["is required"],
+        "memories[0].tier": ["must be one of 'core', 'recall', 'archival'"],
+        "memories[1].confidence": ["must be a number"],
+        "relations": ["must be a list"],
+    }
+    dangling = json.loads(json.dumps(exported))
+    dangling["memories"][0]["evidence"][0]["event"] = "0b8f6a52-3c1e-4f55-9a7d-2f4c1e0d9b11"
+    response = api.post("/api/v1/clients/import/", dangling, format="json")
+    assert response.json()["error"]["fields"] == {
+        "memories[0].evidence[0].event": ["points to nothing in the document"]
+    }
+    unfit = json.loads(json.dumps(exported))  # valid in shape, refused by the database
+    unfit["memories"][-1]["confidence"] = 7
+    assert api.post("/api/v1/clients/import/", unfit, format="json").status_code == 400
+    assert api.post("/api/v1/clients/import/", [1], format="json").status_code == 400
+    assert take().changes(before) == []  # nothing half-imported
+
+
+def test_the_command_imports_a_file(setup, tmp_path):
+    tenant, _, api = setup
+    path = tmp_path / "ana.json"
+    path.write_text(json.dumps(api.get("/api/v1/clients/ana-7/export/").json()))
+    api.delete("/api/v1/clients/ana-7/")
+    out = io.StringIO()
+
+    call_command("import_client", str(path), "--tenant", "vault", stdout=out)
+
+    assert out.getvalue().startswith("imported client ana-7 (")
+    assert Event.objects.filter(tenant=tenant).count() == len(CORPUS)
+    with pytest.raises(CommandError, match="already exists"):
+        call_command("import_client", str(path), "--tenant", "vault")

@@ -1,0 +1,346 @@
+"""Portability, the way back: a client recreated from its export (``services.export``).
+
+Everything comes back with the ids, states and timestamps the document holds; what the
+database computes from content (the dedup hash, the search vector, the attribute key) is
+computed again through the helpers ingest uses, and sealed fields seal themselves, so an
+encrypted tenant stores the import as it stores anything else. Vectors are not in the
+document: the memories are marked ``needs_embedding`` and the reembed job makes them.
+One transaction: a document that does not fit leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+
+from django.db import DataError, IntegrityError, transaction
+from django.utils.dateparse import parse_datetime
+
+from memories.api_errors import Conflict, DomainError
+from memories.models import (
+    AuditEntry,
+    Client,
+    Event,
+    EventSource,
+    Evidence,
+    Kind,
+    Memory,
+    Relation,
+    RelationType,
+    Session,
+    SourceKind,
+    Status,
+    Tenant,
+    Tier,
+)
+from memories.services.audit import audit
+from memories.services.export import FORMAT
+from memories.services.records import search_vector_for, statement_hash, stored_attribute
+
+# --- the document's shape ----------------------------------------------------------------
+
+
+def _type(kind: type | tuple, name: str, nullable: bool = False) -> Callable:
+    def check(value):
+        if value is None and nullable:
+            return None
+        if isinstance(value, bool) and kind is not bool:  # JSON true is no number here
+            raise ValueError(f"must be {name}")
+        if not isinstance(value, kind):
+            raise ValueError(f"must be {name}" + (" or null" if nullable else ""))
+        return value
+
+    return check
+
+
+def _time(nullable: bool = False) -> Callable:
+    def check(value):
+        if value is None and nullable:
+            return None
+        parsed = parse_datetime(value) if isinstance(value, str) else None
+        if parsed is None or parsed.tzinfo is None:
+            raise ValueError("must be an ISO 8601 time with its offset")
+        return parsed
+
+    return check
+
+
+def _uuid(nullable: bool = False) -> Callable:
+    def check(value):
+        if value is None and nullable:
+            return None
+        try:
+            return uuid.UUID(value)
+        except (AttributeError, TypeError, ValueError):
+            raise ValueError("must be a UUID") from None
+
+    return check
+
+
+def _choice(choices) -> Callable:
+    def check(value):
+        if value not in choices.values:
+            raise ValueError(f"must be one of {', '.join(map(repr, choices.values))}")
+        return value
+
+    return check
+
+
+STR, LIST, DICT = _type(str, "text"), _type(list, "a list"), _type(dict, "an object")
+NUMBER, BOOL = _type((int, float), "a number"), _type(bool, "true or false")
+
+CLIENT = {"id": _uuid(), "external_ref": STR, "display_name": STR, "language": STR}
+CLIENT |= {"created_at": _time()}
+SESSION = {"id": _uuid(), "external_ref": STR, "agent": STR, "project_id": STR}
+SESSION |= {"task_id": STR, "run_id": STR, "started_at": _time()}
+SESSION |= {"last_event_at": _time(nullable=True)}
+EVENT = {"id": _uuid(), "session": _uuid(nullable=True), "source": _choice(EventSource)}
+EVENT |= {"speaker": STR, "content": STR, "external_id": STR, "observed_at": _time()}
+EVENT |= {"received_at": _time(), "agent": STR, "entities": LIST, "metadata": DICT}
+EVIDENCE = {"event": _uuid(), "role": _choice(Evidence.Role), "action": STR}
+MEMORY = {"id": _uuid(), "session": _uuid(nullable=True), "kind": _choice(Kind)}
+MEMORY |= {"category": STR, "title": STR, "content": STR, "attribute": STR}
+MEMORY |= {"attribute_value": STR, "negated": BOOL, "language": STR, "tier": _choice(Tier)}
+MEMORY |= {"status": _choice(Status), "status_reason": STR, "confidence": NUMBER}
+MEMORY |= {"importance": NUMBER, "tags": LIST, "metadata": DICT, "observed_at": _time()}
+MEMORY |= {"created_at": _time(), "invalidated_at": _time(nullable=True)}
+MEMORY |= {"expires_at": _time(nullable=True), "source_kind": _choice(SourceKind)}
+MEMORY |= {"source_ref": STR, "evidence": LIST}
+RELATION = {"source": _uuid(), "target": _uuid(), "type": _choice(RelationType)}
+RELATION |= {"confidence": NUMBER, "created_at": _time()}
+PROFILE = {"static": LIST, "dynamic": LIST, "refreshed_at": _time()}
+REVIEW = {"id": _uuid(), "type": STR, "state": STR, "memory": _uuid()}
+REVIEW |= {"other_memory": _uuid(nullable=True), "summary": STR, "decision": STR}
+REVIEW |= {"reason": STR, "created_at": _time(), "decided_at": _time(nullable=True)}
+AUDIT = {"action": STR, "object_type": STR, "object_id": STR, "actor": STR, "at": _time()}
+LISTS = {"sessions": SESSION, "events": EVENT, "memories": MEMORY, "relations": RELATION}
+LISTS |= {"review_items": REVIEW, "audit": AUDIT}
+
+
+def _object(value, spec: dict, path: str, errors: dict) -> dict:
+    if not isinstance(value, dict):
+        errors[path] = ["must be an object"]
+        return {}
+    out = {}
+    for key, check in spec.items():
+        if key not in value:
+            errors[f"{path}.{key}"] = ["is required"]
+            continue
+        try:
+            out[key] = check(value[key])
+        except ValueError as exc:
+            errors[f"{path}.{key}"] = [str(exc)]
+    return out
+
+
+def document_parse(data) -> dict:
+    """The document with its ids and times parsed; a DomainError naming every problem."""
+    if not isinstance(data, dict):
+        raise DomainError("The body must be a client export (a JSON object).")
+    if data.get("format") != FORMAT:
+        raise DomainError(
+            f"Unknown export format {data.get('format')!r}: this memoryhub reads {FORMAT!r}.",
+            fields={"format": [f"must be {FORMAT!r}"]},
+        )
+    errors: dict[str, list[str]] = {}
+    doc = {"client": _object(data.get("client"), CLIENT, "client", errors)}
+    for name, spec in LISTS.items():
+        items = data.get(name)
+        if not isinstance(items, list):
+            errors[name] = ["must be a list"]
+            continue
+        doc[name] = [_object(v, spec, f"{name}[{i}]", errors) for i, v in enumerate(items)]
+    for i, memory in enumerate(doc.get("memories", [])):
+        memory["evidence"] = [
+            _object(v, EVIDENCE, f"memories[{i}].evidence[{j}]", errors)
+            for j, v in enumerate(memory.get("evidence", []))
+        ]
+    if "profile" not in data:
+        errors["profile"] = ["is required (null when there is none)"]
+    elif data["profile"] is not None:
+        doc["profile"] = _object(data["profile"], PROFILE, "profile", errors)
+    if not errors:
+        _references(doc, errors)
+    if errors:
+        message = "; ".join(f"{field}: {' '.join(m)}" for field, m in errors.items())
+        raise DomainError(f"Not a valid client export: {message}", fields=errors)
+    return doc
+
+
+def _references(doc: dict, errors: dict) -> None:
+    """Every id the document points to is one of its own."""
+    sessions = {s["id"] for s in doc["sessions"]}
+    events = {e["id"] for e in doc["events"]}
+    memories = {m["id"] for m in doc["memories"]}
+    pointers = [
+        (f"events[{i}].session", e["session"], sessions) for i, e in enumerate(doc["events"])
+    ]
+    for i, m in enumerate(doc["memories"]):
+        pointers.append((f"memories[{i}].session", m["session"], sessions))
+        for j, ev in enumerate(m["evidence"]):
+            pointers.append((f"memories[{i}].evidence[{j}].event", ev["event"], events))
+    for i, r in enumerate(doc["relations"]):
+        pointers += [(f"relations[{i}].{end}", r[end], memories) for end in ("source", "target")]
+    for i, r in enumerate(doc["review_items"]):
+        pointers += [(f"review_items[{i}].{k}", r[k], memories) for k in ("memory", "other_memory")]
+    for field, value, known in pointers:
+        if value is not None and value not in known:
+            errors[field] = ["points to nothing in the document"]
+
+
+# --- the import ----------------------------------------------------------------------------
+
+
+def client_import(*, tenant: Tenant, data, actor=None, actor_label: str = "") -> Client:
+    """Recreate the client of export ``data`` in ``tenant`` (the caller has checked
+    ``permissions.can_import_client``)."""
+    doc = document_parse(data)
+    try:
+        with transaction.atomic():
+            client = _import(tenant, doc)
+            counts = {name: len(doc[name]) for name in LISTS} | {"profile": int("profile" in doc)}
+            audit(
+                tenant_id=tenant.pk,
+                actor=actor,
+                actor_label=actor_label,
+                action="client.imported",
+                object_type="client",
+                object_id=client.pk,
+                data={"counts": counts},
+            )
+    except (IntegrityError, DataError) as exc:
+        raise DomainError(f"The document does not fit: {str(exc).splitlines()[0]}") from exc
+    return client
+
+
+def _refuse_taken(tenant: Tenant, doc: dict) -> None:
+    ref = doc["client"]["external_ref"]
+    if Client.objects.filter(tenant=tenant, external_ref=ref).exists():
+        raise Conflict(
+            f"Client {ref!r} already exists in this tenant: erase it first, or import it "
+            "elsewhere.",
+            code="client_exists",
+        )
+    review_model = Client._meta.get_field("review_items").related_model
+    taken = [
+        label
+        for label, model, ids in (
+            ("client", Client, [doc["client"]["id"]]),
+            ("sessions", Session, [s["id"] for s in doc["sessions"]]),
+            ("events", Event, [e["id"] for e in doc["events"]]),
+            ("memories", Memory, [m["id"] for m in doc["memories"]]),
+            ("review_items", review_model, [r["id"] for r in doc["review_items"]]),
+        )
+        if model.objects.filter(pk__in=ids).exists()
+    ]
+    if taken:
+        raise Conflict(
+            f"memoryhub already holds ids of this document ({', '.join(taken)}): the client "
+            "still exists somewhere; erase it before importing it again.",
+            code="ids_taken",
+        )
+
+
+def _import(tenant: Tenant, doc: dict) -> Client:
+    _refuse_taken(tenant, doc)
+    c = doc["client"]
+    client = Client.objects.create(
+        id=c["id"],
+        tenant=tenant,
+        external_ref=c["external_ref"],
+        display_name=c["display_name"],
+        language=c["language"],
+        created_at=c["created_at"],
+    )
+    client.tenant = tenant  # sealed fields find the tenant (and memoise the key) here
+    sessions = {
+        s["id"]: Session(
+            id=s["id"],
+            tenant=tenant,
+            client=client,
+            external_ref=s["external_ref"],
+            agent=s["agent"],
+            project_id=s["project_id"],
+            task_id=s["task_id"],
+            run_id=s["run_id"],
+            started_at=s["started_at"],
+            last_event_at=s["last_event_at"],
+        )
+        for s in doc["sessions"]
+    }
+    Session.objects.bulk_create(sessions.values())
+    Event.objects.bulk_create([_event(tenant, client, sessions, e) for e in doc["events"]])
+    for m in doc["memories"]:
+        _memory(tenant, client, m)
+    Evidence.objects.bulk_create(
+        Evidence(memory_id=m["id"], event_id=ev["event"], role=ev["role"], action=ev["action"])
+        for m in doc["memories"]
+        for ev in m["evidence"]
+    )
+    Relation.objects.bulk_create(
+        Relation(tenant=tenant, **_ids(r, "source", "target")) for r in doc["relations"]
+    )
+    if "profile" in doc:
+        profile_model = Client._meta.get_field("profile").related_model
+        profile_model.objects.create(tenant=tenant, client=client, **doc["profile"])
+    for r in doc["review_items"]:
+        client.review_items.create(tenant=tenant, **_ids(r, "memory", "other_memory"))
+    AuditEntry.objects.bulk_create(
+        AuditEntry(
+            tenant=tenant,
+            actor_label=a["actor"],
+            action=a["action"],
+            object_type=a["object_type"],
+            object_id=a["object_id"],
+            at=a["at"],
+        )
+        for a in doc["audit"]
+    )
+    return client
+
+
+def _ids(row: dict, *names: str) -> dict:
+    return {f"{k}_id" if k in names else k: v for k, v in row.items()}
+
+
+def _event(tenant, client, sessions, e) -> Event:
+    session = sessions.get(e["session"])
+    return Event(
+        id=e["id"],
+        tenant=tenant,
+        client=client,
+        session=session,
+        source=e["source"],
+        speaker=e["speaker"],
+        content=e["content"],
+        external_id=e["external_id"],
+        observed_at=e["observed_at"],
+        received_at=e["received_at"],
+        origin_agent=e["agent"],
+        project_id=session.project_id if session else "",
+        task_id=session.task_id if session else "",
+        run_id=session.run_id if session else "",
+        entities=e["entities"],
+        metadata=e["metadata"],
+    )
+
+
+def _memory(tenant, client, m) -> Memory:
+    fields = {k: v for k, v in m.items() if k not in ("id", "session", "evidence")}
+    return Memory.objects.create(
+        **fields
+        | {
+            "id": m["id"],
+            "tenant": tenant,
+            "client": client,
+            "session_id": m["session"],
+            "content_hash": statement_hash(tenant, m["content"]),
+            "attribute": stored_attribute(tenant, m["attribute"]),
+            "search_vector": search_vector_for(
+                f"{m['title']} {m['content']}", tenant.language, client.pk, tenant=tenant
+            ),
+            "last_seen_at": m["observed_at"],
+            "evidence_count": len(m["evidence"]),
+            "needs_embedding": tenant.vector_search_enabled,
+        }
+    )
