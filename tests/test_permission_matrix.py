@@ -107,6 +107,23 @@ PAGE_BULK = cells(403, supervisor=302, admin=302, anonymous=LOGIN)
 ERASE_EMMA = cells(403, supervisor=200, admin=200, advisor2=404, heir=404)
 PAGE_ERASE = cells(403, supervisor=302, admin=302, outsider=404, advisor2=404, heir=404)
 PAGE_ERASE["anonymous"] = LOGIN
+# Import: a tenant-wide act for supervisors and admins; everyone else signed in gets 403.
+IMPORT_ZOE = cells(403, supervisor=201, admin=201)
+ZOE_EXPORT = {
+    "format": "memoryhub.client-export/1",
+    "exported_at": "2026-12-01T10:00:00+00:00",
+    "tenant": "acme",
+    "client": {
+        "id": "7e5a0c3b-1d2f-4a6b-9c8d-0e1f2a3b4c5d",
+        "external_ref": "zoe",
+        "display_name": "Zoe",
+        "language": "en",
+        "created_at": "2026-11-01T09:00:00+00:00",
+    },
+    **{name: [] for name in ("sessions", "events", "memories", "relations", "review_items")},
+    "profile": None,
+    "audit": [],
+}
 
 ROWS = [
     # --- API ---
@@ -206,6 +223,8 @@ ROWS = [
     Row("erase", "post", "/api/v1/clients/emma/", API_405, "write", body={}),
     Row("export emma", "get", "/api/v1/clients/emma/export/", ERASE_EMMA, "read"),
     Row("export", "post", "/api/v1/clients/emma/export/", API_405, "write", body={}),
+    Row("import zoe", "post", "/api/v1/clients/import/", IMPORT_ZOE, "write", body=ZOE_EXPORT),
+    Row("import", "get", "/api/v1/clients/import/", API_405, "read"),
     Row("tools", "get", "/api/v1/tools/", cells(200), "read"),
     Row("tools", "post", "/api/v1/tools/", API_405, "write", body={}),
     Row("schema", "get", "/api/v1/schema/", OPEN_200, "read"),
@@ -453,7 +472,7 @@ def _endpoint(row: Row) -> str:
     """The endpoint or page a row calls: targets and query strings aside, the admin as
     one page."""
     path = re.sub(r"\{\w+\}", "{id}", row.path.split("?")[0])
-    path = re.sub(r"^/api/v1/clients/[^/]+/", "/api/v1/clients/{ref}/", path)
+    path = re.sub(r"^/api/v1/clients/(?!import/)[^/]+/", "/api/v1/clients/{ref}/", path)
     return "/admin/" if path.startswith("/admin/") else path
 
 
@@ -462,11 +481,11 @@ def test_matrix_size(record_property):
     endpoints = {_endpoint(row) for row in ROWS}
     pairs = {(_endpoint(row), row.method) for row in ROWS}
     assert len(PERSONAS) == 7
-    assert len(endpoints) == 30  # 15 API endpoints (schema and docs included), 15 pages
-    assert len(pairs) == 49  # endpoint × method; 56 rows with the targets
-    assert len(ROWS) == 56
-    assert len([cell for cell in CELLS if cell[1] != "anonymous"]) == 7 * 56 == 392
-    assert len(CELLS) == 448  # and an anonymous caller for every row
+    assert len(endpoints) == 31  # 16 API endpoints (schema and docs included), 15 pages
+    assert len(pairs) == 51  # endpoint × method; 58 rows with the targets
+    assert len(ROWS) == 58
+    assert len([cell for cell in CELLS if cell[1] != "anonymous"]) == 7 * 58 == 406
+    assert len(CELLS) == 464  # and an anonymous caller for every row
     record_property("matrix", f"7 personas × {len(ROWS)} rows ({len(pairs)} endpoint × method)")
 
 
