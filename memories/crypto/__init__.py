@@ -7,4 +7,6 @@
 - ``sealing``: the versioned ciphertext format and AES-256-GCM with those keys.
 - ``fields``: model fields that seal on save for encrypted tenants and open on load.
 - ``blind``: the keyed blind index (hashed stems) and the keyed dedup hash.
+- ``queryset``: ``update()``/``bulk_update()`` that seal like ``save()`` does.
+- ``switch``: seal or not, asked of the database at write time (``tenant_encrypt``'s race).
 """
