@@ -399,8 +399,14 @@ class ClientImportApi(BaseApiView):
     """Portability, the way back: a client recreated from its export document."""
 
     @extend_schema(
-        request=OpenApiTypes.OBJECT,
+        request=docs.CLIENT_IMPORT_BODY,
         examples=[docs.CLIENT_IMPORT_REQUEST],
+        description="The body is a document `GET /api/v1/clients/{ref}/export/` answered. "
+        "Beyond the schema: every id is unique in the document and every reference "
+        "(session, evidence event, relation ends, review memories) points to one of its "
+        "own; session references, event external ids, evidence pairs and relation edges "
+        "are unique per client; a relation joins two memories; a conflict review item has "
+        "an other memory, and a decision only when decided.",
         responses={
             **docs.ok(OpenApiTypes.OBJECT, "the client is back", docs.IMPORTED, 201),
             **docs.errors(400, 401, 403, 409, 413, 429),

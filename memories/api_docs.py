@@ -1,12 +1,14 @@
 """Request and response examples for the OpenAPI schema, one set per operation, and the
 documented error answers. Kept out of the views so they stay thin; schemathesis sends the
-request examples as they are (tests/test_schemathesis.py), so they must stay valid."""
+request examples as they are (tests/test_schemathesis.py), so they must stay valid. The
+import's body schema is the service's own table of checks (one table, two uses)."""
 
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
 from memories.serializers import HAS_TEXT, ErrorSerializer
+from memories.services.portability import document_schema
 
 MEMORY_ID = "0b8f6a52-3c1e-4f55-9a7d-2f4c1e0d9b11"
 OLD_ID = "5d1e2f3a-4b5c-4d6e-8f70-81a2b3c4d5e6"
@@ -428,6 +430,7 @@ CLIENT_EXPORT = {
         }
     ],
 }
+CLIENT_IMPORT_BODY = {"application/json": document_schema()}
 CLIENT_IMPORT_REQUEST = request_example(
     "a client's export, as the export answered it", CLIENT_EXPORT
 )

@@ -243,7 +243,7 @@ def test_import_answers_a_bad_document_with_a_400_naming_what_is_wrong(setup):
     assert response.json()["error"]["fields"] == {
         "events[0].content": ["is required"],
         "memories[0].tier": ["must be one of 'core', 'recall', 'archival'"],
-        "memories[1].confidence": ["must be a number"],
+        "memories[1].confidence": ["must be a number from 0 to 1"],
         "relations": ["must be a list"],
     }
     dangling = json.loads(json.dumps(exported))
@@ -253,7 +253,7 @@ def test_import_answers_a_bad_document_with_a_400_naming_what_is_wrong(setup):
         "memories[0].evidence[0].event": ["points to nothing in the document"]
     }
     unfit = json.loads(json.dumps(exported))  # valid in shape, refused by the database
-    unfit["memories"][-1]["confidence"] = 7
+    unfit["relations"] = [{**unfit["relations"][0], "target": unfit["relations"][0]["source"]}]
     assert api.post("/api/v1/clients/import/", unfit, format="json").status_code == 400
     assert api.post("/api/v1/clients/import/", [1], format="json").status_code == 400
     assert take().changes(before) == []  # nothing half-imported

@@ -71,8 +71,71 @@ def _keeps_documented_rules(body) -> bool:
     return True
 
 
+def _import_keeps_documented_rules(doc) -> bool:
+    """An import document's rules between items, as its operation states them: unique
+    ids, references to its own rows, unique session references, event external ids,
+    evidence pairs and relation edges, no relation loop, and review items whose other
+    memory and decision agree with their type and state."""
+    lists = [doc.get(name) for name in ("sessions", "events", "memories", "review_items")]
+    if not all(isinstance(items, list) for items in lists) or not isinstance(
+        doc.get("relations"), list
+    ):
+        return True  # refused for its shape, as the schema says
+    sessions, events, memories, reviews = (
+        [i for i in items if isinstance(i, dict)] for items in lists
+    )
+    ids = [row.get("id") for rows in (sessions, events, memories, reviews) for row in rows]
+    own = {
+        "session": {s.get("id") for s in sessions} | {None},
+        "event": {e.get("id") for e in events},
+        "memory": {m.get("id") for m in memories},
+    }
+    evidence = [
+        (m.get("id"), ev.get("event"))
+        for m in memories
+        for ev in (m.get("evidence") if isinstance(m.get("evidence"), list) else [])
+        if isinstance(ev, dict)
+    ]
+    edges = [
+        (r.get("source"), r.get("target"), r.get("type"))
+        for r in doc["relations"]
+        if isinstance(r, dict)
+    ]
+    external_ids = [e.get("external_id") for e in events if e.get("external_id")]
+    session_refs = [s.get("external_ref") for s in sessions]
+    open_reviews = [
+        (r.get("type"), r.get("memory"), r.get("other_memory"))
+        for r in reviews
+        if r.get("state") == "open"
+    ]
+    return (
+        all(len(set(x)) == len(x) for x in (ids, evidence, edges, external_ids, session_refs))
+        and len(set(open_reviews)) == len(open_reviews)
+        and all(row.get("session") in own["session"] for row in events + memories)
+        and all(event in own["event"] for _, event in evidence)
+        and all(s in own["memory"] and t in own["memory"] and s != t for s, t, _ in edges)
+        and all(
+            r.get("memory") in own["memory"]
+            and r.get("other_memory") in own["memory"] | {None}
+            and (r.get("type") == "promotion" or r.get("other_memory") is not None)
+            and r.get("type") in ("conflict", "promotion")
+            and (
+                (r.get("state") == "open" and r.get("decision") == "")
+                or r.get("state") == "obsolete"
+                or (r.get("state") == "decided" and r.get("decision") not in ("", None))
+            )
+            for r in reviews
+        )
+    )
+
+
 @schema.hook
 def filter_body(context, body):
+    if isinstance(body, dict) and "format" in body:
+        try:
+            return _import_keeps_documented_rules(body)
+        except TypeError:  # an id that is no string: refused for its shape already
+            return True
     return _keeps_documented_rules(body)
 
 

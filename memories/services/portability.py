@@ -10,6 +10,7 @@ One transaction: a document that does not fit leaves nothing behind.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable
 
@@ -19,6 +20,7 @@ from django.utils.dateparse import parse_datetime
 from memories.api_errors import Conflict, DomainError
 from memories.models import (
     AuditEntry,
+    Category,
     Client,
     Event,
     EventSource,
@@ -40,81 +42,141 @@ from memories.services.records import search_vector_for, statement_hash, stored_
 # --- the document's shape ----------------------------------------------------------------
 
 
-def _type(kind: type | tuple, name: str, nullable: bool = False) -> Callable:
+_HAS_TEXT = re.compile(r"\S")
+
+
+def _check(schema: dict, nullable: bool, parse: Callable) -> Callable:
+    """A field's check (raises ValueError naming the rule) carrying its JSON Schema."""
+
     def check(value):
         if value is None and nullable:
             return None
-        if isinstance(value, bool) and kind is not bool:  # JSON true is no number here
-            raise ValueError(f"must be {name}")
-        if not isinstance(value, kind):
-            raise ValueError(f"must be {name}" + (" or null" if nullable else ""))
-        return value
+        return parse(value)
 
+    check.schema = schema | ({"nullable": True} if nullable else {})  # type: ignore[attr-defined]
     return check
 
 
+def _text(max_length: int | None = None, *, required: bool = False) -> Callable:
+    def parse(value):
+        if not isinstance(value, str):
+            raise ValueError("must be text")
+        if max_length is not None and len(value) > max_length:
+            raise ValueError(f"must be at most {max_length} characters")
+        if required and not _HAS_TEXT.search(value):
+            raise ValueError("may not be blank")
+        return value
+
+    schema = {"type": "string"} | ({"maxLength": max_length} if max_length else {})
+    return _check(schema | ({"pattern": _HAS_TEXT.pattern} if required else {}), False, parse)
+
+
+def _kind(kind: type, name: str, schema: dict) -> Callable:
+    def parse(value):
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+            raise ValueError(f"must be {name}")
+        return value
+
+    return _check(schema, False, parse)
+
+
+def _unit(value):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ValueError("must be a number from 0 to 1")
+    return value
+
+
 def _time(nullable: bool = False) -> Callable:
-    def check(value):
-        if value is None and nullable:
-            return None
-        parsed = parse_datetime(value) if isinstance(value, str) else None
+    def parse(value):
+        try:
+            parsed = parse_datetime(value) if isinstance(value, str) else None
+        except ValueError:
+            parsed = None
         if parsed is None or parsed.tzinfo is None:
             raise ValueError("must be an ISO 8601 time with its offset")
         return parsed
 
-    return check
+    return _check({"type": "string", "format": "date-time"}, nullable, parse)
 
 
 def _uuid(nullable: bool = False) -> Callable:
-    def check(value):
-        if value is None and nullable:
-            return None
+    def parse(value):
         try:
             return uuid.UUID(value)
         except (AttributeError, TypeError, ValueError):
             raise ValueError("must be a UUID") from None
 
-    return check
+    return _check({"type": "string", "format": "uuid"}, nullable, parse)
 
 
 def _choice(choices) -> Callable:
-    def check(value):
+    def parse(value):
         if value not in choices.values:
             raise ValueError(f"must be one of {', '.join(map(repr, choices.values))}")
         return value
 
-    return check
+    return _check({"type": "string", "enum": list(choices.values)}, False, parse)
 
 
-STR, LIST, DICT = _type(str, "text"), _type(list, "a list"), _type(dict, "an object")
-NUMBER, BOOL = _type((int, float), "a number"), _type(bool, "true or false")
+STR, S100, S200 = _text(), _text(100), _text(200)
+LIST = _kind(list, "a list", {"type": "array", "items": {}})
+DICT = _kind(dict, "an object", {"type": "object"})
+BOOL = _kind(bool, "true or false", {"type": "boolean"})
+UNIT = _check({"type": "number", "minimum": 0, "maximum": 1}, False, _unit)
+TAGS = _kind(list, "a list", {"type": "array", "items": {"type": "string", "maxLength": 64}})
 
-CLIENT = {"id": _uuid(), "external_ref": STR, "display_name": STR, "language": STR}
-CLIENT |= {"created_at": _time()}
-SESSION = {"id": _uuid(), "external_ref": STR, "agent": STR, "project_id": STR}
-SESSION |= {"task_id": STR, "run_id": STR, "started_at": _time()}
+CLIENT = {"id": _uuid(), "external_ref": _text(200, required=True), "display_name": S200}
+CLIENT |= {"language": _text(16), "created_at": _time()}
+SESSION = {"id": _uuid(), "external_ref": S200, "agent": S100, "project_id": S200}
+SESSION |= {"task_id": S200, "run_id": S200, "started_at": _time()}
 SESSION |= {"last_event_at": _time(nullable=True)}
 EVENT = {"id": _uuid(), "session": _uuid(nullable=True), "source": _choice(EventSource)}
-EVENT |= {"speaker": STR, "content": STR, "external_id": STR, "observed_at": _time()}
-EVENT |= {"received_at": _time(), "agent": STR, "entities": LIST, "metadata": DICT}
-EVIDENCE = {"event": _uuid(), "role": _choice(Evidence.Role), "action": STR}
+EVENT |= {"speaker": S100, "content": STR, "external_id": S200, "observed_at": _time()}
+EVENT |= {"received_at": _time(), "agent": S100, "entities": LIST, "metadata": DICT}
+EVIDENCE = {"event": _uuid(), "role": _choice(Evidence.Role), "action": _text(16)}
 MEMORY = {"id": _uuid(), "session": _uuid(nullable=True), "kind": _choice(Kind)}
-MEMORY |= {"category": STR, "title": STR, "content": STR, "attribute": STR}
-MEMORY |= {"attribute_value": STR, "negated": BOOL, "language": STR, "tier": _choice(Tier)}
-MEMORY |= {"status": _choice(Status), "status_reason": STR, "confidence": NUMBER}
-MEMORY |= {"importance": NUMBER, "tags": LIST, "metadata": DICT, "observed_at": _time()}
-MEMORY |= {"created_at": _time(), "invalidated_at": _time(nullable=True)}
-MEMORY |= {"expires_at": _time(nullable=True), "source_kind": _choice(SourceKind)}
-MEMORY |= {"source_ref": STR, "evidence": LIST}
+MEMORY |= {"category": _choice(Category), "title": S200, "content": _text(required=True)}
+MEMORY |= {"attribute": S100, "attribute_value": S200, "negated": BOOL}
+MEMORY |= {"language": _text(16), "tier": _choice(Tier), "status": _choice(Status)}
+MEMORY |= {"status_reason": _text(300), "confidence": UNIT, "importance": UNIT}
+MEMORY |= {"tags": TAGS, "metadata": DICT, "observed_at": _time(), "created_at": _time()}
+MEMORY |= {"invalidated_at": _time(nullable=True), "expires_at": _time(nullable=True)}
+MEMORY |= {"source_kind": _choice(SourceKind), "source_ref": _text(300), "evidence": LIST}
 RELATION = {"source": _uuid(), "target": _uuid(), "type": _choice(RelationType)}
-RELATION |= {"confidence": NUMBER, "created_at": _time()}
+RELATION |= {"confidence": UNIT, "created_at": _time()}
 PROFILE = {"static": LIST, "dynamic": LIST, "refreshed_at": _time()}
-REVIEW = {"id": _uuid(), "type": STR, "state": STR, "memory": _uuid()}
-REVIEW |= {"other_memory": _uuid(nullable=True), "summary": STR, "decision": STR}
+REVIEW = {"id": _uuid(), "type": _text(16), "state": _text(16), "memory": _uuid()}
+REVIEW |= {"other_memory": _uuid(nullable=True), "summary": _text(500), "decision": _text(16)}
 REVIEW |= {"reason": STR, "created_at": _time(), "decided_at": _time(nullable=True)}
-AUDIT = {"action": STR, "object_type": STR, "object_id": STR, "actor": STR, "at": _time()}
+AUDIT = {"action": _text(64), "object_type": _text(64), "object_id": _text(64)}
+AUDIT |= {"actor": S200, "at": _time()}
 LISTS = {"sessions": SESSION, "events": EVENT, "memories": MEMORY, "relations": RELATION}
 LISTS |= {"review_items": REVIEW, "audit": AUDIT}
+
+
+def _schema_of(spec: dict, **extra) -> dict:
+    properties = {key: check.schema for key, check in spec.items()} | extra
+    return {"type": "object", "required": list(properties), "properties": properties}
+
+
+def document_schema() -> dict:
+    """The document's JSON Schema (the API documents its request body with it)."""
+    lists = {name: {"type": "array", "items": _schema_of(spec)} for name, spec in LISTS.items()}
+    lists["memories"]["items"] = _schema_of(
+        MEMORY, evidence={"type": "array", "items": _schema_of(EVIDENCE)}
+    )
+    return {
+        "type": "object",
+        "required": ["format", "client", *LISTS, "profile"],
+        "properties": {
+            "format": {"type": "string", "enum": [FORMAT]},
+            "exported_at": {"type": "string", "format": "date-time"},
+            "tenant": {"type": "string"},
+            "client": _schema_of(CLIENT),
+            **lists,
+            "profile": _schema_of(PROFILE) | {"nullable": True},
+        },
+    }
 
 
 def _object(value, spec: dict, path: str, errors: dict) -> dict:
