@@ -17,8 +17,9 @@ api_urlpatterns = [
         api.MemoryFeedbackApi.as_view(),
         name="memory-feedback",
     ),
-    # Before clients/<ref>/: "import" is this endpoint, not a client's reference.
-    path("clients/import/", api.ClientImportApi.as_view(), name="client-import"),
+    # POST a client's export document to create the client again (no reference in the
+    # path, so no client reference can collide with it).
+    path("clients/", api.ClientImportApi.as_view(), name="client-import"),
     path("clients/<str:ref>/", api.ClientApi.as_view(), name="client"),
     path("clients/<str:ref>/export/", api.ClientExportApi.as_view(), name="client-export"),
     path("tools/", api.ToolsApi.as_view(), name="tools"),

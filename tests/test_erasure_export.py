@@ -185,7 +185,7 @@ def test_export_erase_import_gives_back_the_same_document_and_searches(setup):
     exported = api.get("/api/v1/clients/ana-7/export/").json()
     assert api.delete("/api/v1/clients/ana-7/").status_code == 200
 
-    response = api.post("/api/v1/clients/import/", exported, format="json")
+    response = api.post("/api/v1/clients/", exported, format="json")
 
     assert response.status_code == 201, response.content
     assert response.json() == {"imported": {"client": "ana-7", "id": exported["client"]["id"]}}
@@ -210,12 +210,12 @@ def test_import_refuses_a_client_that_exists_and_changes_nothing(setup):
     exported = api.get("/api/v1/clients/ana-7/export/").json()
     before = take()
 
-    response = api.post("/api/v1/clients/import/", exported, format="json")
+    response = api.post("/api/v1/clients/", exported, format="json")
 
     assert response.status_code == 409
     assert response.json()["error"]["code"] == "client_exists"
     exported["client"]["external_ref"] = "ana-8"  # a new reference, but the same ids
-    taken = api.post("/api/v1/clients/import/", exported, format="json")
+    taken = api.post("/api/v1/clients/", exported, format="json")
     assert taken.status_code == 409
     assert taken.json()["error"]["code"] == "ids_taken"
     assert take().changes(before) == []
@@ -227,7 +227,7 @@ def test_import_answers_a_bad_document_with_a_400_naming_what_is_wrong(setup):
     api.delete("/api/v1/clients/ana-7/")
     before = take()
 
-    wrong_format = api.post("/api/v1/clients/import/", {**exported, "format": "x/2"}, format="json")
+    wrong_format = api.post("/api/v1/clients/", {**exported, "format": "x/2"}, format="json")
     assert wrong_format.status_code == 400
     assert wrong_format.json()["error"]["fields"] == {
         "format": ["must be 'memoryhub.client-export/1'"]
@@ -238,7 +238,7 @@ def test_import_answers_a_bad_document_with_a_400_naming_what_is_wrong(setup):
     broken["memories"][1]["confidence"] = "high"
     broken["relations"] = "none"
     broken["memories"][0]["evidence"][0]["event"] = "0b8f6a52-3c1e-4f55-9a7d-2f4c1e0d9b11"
-    response = api.post("/api/v1/clients/import/", broken, format="json")
+    response = api.post("/api/v1/clients/", broken, format="json")
     assert response.status_code == 400
     assert response.json()["error"]["fields"] == {
         "events[0].content": ["is required"],
@@ -248,14 +248,14 @@ def test_import_answers_a_bad_document_with_a_400_naming_what_is_wrong(setup):
     }
     dangling = json.loads(json.dumps(exported))
     dangling["memories"][0]["evidence"][0]["event"] = "0b8f6a52-3c1e-4f55-9a7d-2f4c1e0d9b11"
-    response = api.post("/api/v1/clients/import/", dangling, format="json")
+    response = api.post("/api/v1/clients/", dangling, format="json")
     assert response.json()["error"]["fields"] == {
         "memories[0].evidence[0].event": ["points to nothing in the document"]
     }
     unfit = json.loads(json.dumps(exported))  # valid in shape, refused by the database
     unfit["relations"] = [{**unfit["relations"][0], "target": unfit["relations"][0]["source"]}]
-    assert api.post("/api/v1/clients/import/", unfit, format="json").status_code == 400
-    assert api.post("/api/v1/clients/import/", [1], format="json").status_code == 400
+    assert api.post("/api/v1/clients/", unfit, format="json").status_code == 400
+    assert api.post("/api/v1/clients/", [1], format="json").status_code == 400
     assert take().changes(before) == []  # nothing half-imported
 
 

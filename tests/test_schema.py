@@ -10,7 +10,7 @@ pytestmark = pytest.mark.django_db
 OPERATIONS = {
     ("/api/v1/clients/{ref}/", "delete"): "client_erase",
     ("/api/v1/clients/{ref}/export/", "get"): "client_export",
-    ("/api/v1/clients/import/", "post"): "client_import",
+    ("/api/v1/clients/", "post"): "client_import",
     ("/api/v1/health/", "get"): "health",
     ("/api/v1/events/", "post"): "events_create",
     ("/api/v1/events/batch/", "post"): "events_batch",
