@@ -173,7 +173,7 @@ def test_outside_a_transaction_the_access_log_rides_with_its_commit_setting(pers
     with CaptureQueriesContext(connection) as ctx:
         hits = memories_search(client=personas.client, query="prefers", k=2)
     (insert,) = [q["sql"] for q in ctx.captured_queries if "memoryaccess" in q["sql"].lower()]
-    assert insert.startswith("SET LOCAL synchronous_commit = off; INSERT")
+    assert insert.startswith("WITH quick AS (SELECT set_config('synchronous_commit', 'off', true))")
     assert sorted(MemoryAccess.objects.values_list("memory_id", flat=True)) == sorted(
         h.memory.pk for h in hits
     )

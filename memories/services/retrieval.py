@@ -312,9 +312,10 @@ def _scored_candidates(client, space, vector, tsquery, filters, weights, now, k)
 
 
 def _accesses_record(client, hits, now) -> None:
-    """One INSERT for the whole answer. Outside a transaction the read sends it with
-    ``synchronous_commit`` off in the same round trip: losing the last few rows in a crash
-    costs a usage count, so a read does not wait for the WAL flush."""
+    """One INSERT for the whole answer. Outside a transaction the statement turns
+    ``synchronous_commit`` off for its own implicit transaction (``set_config`` with
+    is_local): losing the last few rows in a crash costs a usage count, so a read does not
+    wait for the WAL flush."""
     if connection.in_atomic_block:  # the caller's transaction decides how it commits
         MemoryAccess.objects.bulk_create(
             [MemoryAccess(memory=h.memory, client_id=client.pk, at=now) for h in hits]
@@ -322,10 +323,10 @@ def _accesses_record(client, hits, now) -> None:
         return
     with connection.cursor() as cursor:
         cursor.execute(
-            "SET LOCAL synchronous_commit = off; "
+            "WITH quick AS (SELECT set_config('synchronous_commit', 'off', true)) "
             "INSERT INTO memories_memoryaccess (memory_id, client_id, at, rolled_up) "
-            "SELECT unnest(%s::uuid[]), %s, %s, false",
-            [[h.memory.pk for h in hits], client.pk, now],
+            "SELECT id, %s, %s, false FROM quick, unnest(%s::uuid[]) AS id",
+            [client.pk, now, [h.memory.pk for h in hits]],
         )
 
 
