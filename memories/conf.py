@@ -32,6 +32,7 @@ DEFAULTS: dict[str, Any] = {
     "SUPERSEDE_CONFIDENCE_MARGIN": 0.1,
     # read path
     "RANKING_WEIGHTS": {},  # overrides of retrieval.DEFAULT_WEIGHTS, e.g. {"recency": 0.2}
+    "TEXT_MATCHES_RANKED": 1000,  # full-text matches a search ranks at most, per client
     "RECENCY_HALF_LIFE_DAYS": 14.0,
     "RANK_EVIDENCE_WEIGHT": 0.05,  # the ranking refresh adds evidence to the read weights
     # tiers (seed 000 §1.1)

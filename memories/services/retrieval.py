@@ -216,14 +216,18 @@ def _scored_candidates(client, space, vector, tsquery, filters, weights, now, k)
     where, where_params = _filter_sql(filters, now)
     ctes, sources, params = [], [], []
     if space is not None:
-        literal = _literal(vector)
+        # The query vector travels once; the three places that compare with it read it
+        # from here (an InitPlan: the HNSW scan still orders by it).
+        ctes.append(f"query_vector AS (SELECT (%s)::{space.vector_type} AS v)")
+        params.append(_literal(vector))
+        against = "(SELECT v FROM query_vector)"
         candidates = (
             "SELECT e.memory_id AS id FROM memories_memoryembedding e "  # noqa: S608
             "JOIN memories_memory m ON m.id = e.memory_id "
             f"WHERE e.space_id = %s AND e.client_id = %s AND {where} ORDER BY "
         )
-        ctes.append(f"nearest AS MATERIALIZED ({candidates}{space.distance_sql()} LIMIT %s)")
-        params += [space.pk, client.pk, *where_params, literal, pool]
+        ctes.append(f"nearest AS MATERIALIZED ({candidates}{space.distance_sql(against)} LIMIT %s)")
+        params += [space.pk, client.pk, *where_params, pool]
         sources.append("SELECT id FROM nearest")
         # An approximate index can come back short: a graph crowded with identical vectors
         # (the same sentence said by many clients) may strand the scan far from this
@@ -233,29 +237,42 @@ def _scored_candidates(client, space, vector, tsquery, filters, weights, now, k)
             # OFFSET 0 keeps the distances a subquery of their own: the sort then moves
             # (id, distance) pairs, not whole vectors.
             "SELECT id FROM (SELECT d.id FROM (SELECT e.memory_id AS id, "  # noqa: S608
-            "e.vector <=> (%s)::vector AS distance FROM memories_memoryembedding e "
+            f"e.vector <=> {against}::vector AS distance FROM memories_memoryembedding e "
             "WHERE e.space_id = %s AND e.client_id = %s OFFSET 0) d "
             f"JOIN memories_memory m ON m.id = d.id WHERE m.client_id = %s AND {where} "
             "ORDER BY d.distance LIMIT %s) exact WHERE (SELECT count(*) FROM nearest) < %s"
         )
-        params += [literal, space.pk, client.pk, client.pk, *where_params, pool, pool]
+        params += [space.pk, client.pk, client.pk, *where_params, pool, pool]
     if tsquery:
         config = _text_config(client.tenant)
+        # At most TEXT_MATCHES_RANKED matches are ranked: a word that thousands of the
+        # client's memories share tells little, and fetching every one of them to rank
+        # was most of a large client's search. ts_rank (not _cd) picks the candidates;
+        # the score uses ts_rank_cd on the few that come through.
         sources.append(
-            "SELECT m.id FROM memories_memory m, to_tsquery(%s::regconfig, %s) q "  # noqa: S608
+            "SELECT matches.id FROM (SELECT m.id, m.search_vector "  # noqa: S608
+            "FROM memories_memory m, to_tsquery(%s::regconfig, %s) q "
             f"WHERE m.client_id = %s AND {where} "
-            "AND m.search_vector @@ (q && to_tsquery('simple', %s)) "
-            # ts_rank (not _cd) to pick candidates: cheaper on clients with many matches;
-            # the score uses ts_rank_cd on the few candidates.
-            "ORDER BY ts_rank(m.search_vector, q) DESC LIMIT %s"
+            "AND m.search_vector @@ (q && to_tsquery('simple', %s)) LIMIT %s) matches, "
+            "to_tsquery(%s::regconfig, %s) q ORDER BY ts_rank(matches.search_vector, q) DESC "
+            "LIMIT %s"
         )
-        params += [config, tsquery, client.pk, *where_params, client_lexeme(client.pk), pool]
+        params += [
+            config,
+            tsquery,
+            client.pk,
+            *where_params,
+            client_lexeme(client.pk),
+            int(setting("TEXT_MATCHES_RANKED")),
+            config,
+            tsquery,
+            pool,
+        ]
     if not sources:
         return []
 
     if space is not None:
-        semantic = f"greatest(0, 1 - ({space.distance_sql()}))"
-        params.append(literal)
+        semantic = f"greatest(0, 1 - ({space.distance_sql(against)}))"
     else:
         semantic = "0::float8"
     if tsquery:
