@@ -24,9 +24,10 @@ install-dev: $(VENV)/.installed-dev
 run: install
 	$(BIN)/python manage.py serve
 
-## Installs the development tools and runs the whole test suite.
+## Installs the development tools (and, as root, Chromium and Redis) and runs the whole
+## test suite.
 test: install-dev
-	$(BIN)/pytest
+	tools/test.sh
 
 lint: install-dev
 	$(BIN)/ruff check .
