@@ -44,7 +44,7 @@ from memories.models import (
     Tenant,
 )
 from memories.services.audit import audit_entry
-from memories.services.jobs import JobCounts, batches
+from memories.services.jobs import JobCounts, batches, claimed_in_batches
 
 PROMOTABLE_KINDS = (
     Kind.SEMANTIC,
@@ -304,30 +304,30 @@ def _obsolete_items(tenant_id) -> int:
     ).exclude(memory__status__in=(Status.ACTIVE, Status.CANDIDATE))
     if tenant_id is not None:
         stale = stale.filter(tenant_id=tenant_id)
-    done = 0
-    while True:
-        with transaction.atomic():
-            batch = list(
-                stale.select_for_update(skip_locked=True, of=("self",)).values_list(
-                    "pk", "tenant_id", "memory_id", "memory__status"
-                )[:500]
-            )
-            if not batch:
-                return done
-            ReviewItem.objects.filter(pk__in=[pk for pk, *_ in batch]).update(
-                state=ReviewItem.State.OBSOLETE
-            )
-            AuditEntry.objects.bulk_create(
-                [
-                    audit_entry(
-                        tenant_id=tenant_id,
-                        actor_label="job:score_promotions",
-                        action="review.obsolete",
-                        object_type="review_item",
-                        object_id=pk,
-                        data={"memory": str(memory_id), "memory_status": status},
-                    )
-                    for pk, tenant_id, memory_id, status in batch
-                ]
-            )
-        done += len(batch)
+
+    def claim() -> list:
+        return list(
+            stale.select_for_update(skip_locked=True, of=("self",)).values_list(
+                "pk", "tenant_id", "memory_id", "memory__status"
+            )[:500]
+        )
+
+    def work(batch: list) -> None:
+        ReviewItem.objects.filter(pk__in=[pk for pk, *_ in batch]).update(
+            state=ReviewItem.State.OBSOLETE
+        )
+        AuditEntry.objects.bulk_create(
+            [
+                audit_entry(
+                    tenant_id=tenant_id,
+                    actor_label="job:score_promotions",
+                    action="review.obsolete",
+                    object_type="review_item",
+                    object_id=pk,
+                    data={"memory": str(memory_id), "memory_status": status},
+                )
+                for pk, tenant_id, memory_id, status in batch
+            ]
+        )
+
+    return claimed_in_batches(claim, work)

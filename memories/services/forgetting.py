@@ -28,7 +28,7 @@ from memories.models import (
     Status,
 )
 from memories.services.audit import audit_entry
-from memories.services.jobs import JobCounts, batches
+from memories.services.jobs import JobCounts, batches, claimed_in_batches
 from memories.services.staleness import clients_mark_profile_stale
 
 
@@ -125,32 +125,32 @@ def _refresh_freshness(tenant_id, now, rate: float) -> int:
 
 def _invalidate(queryset, *, status: str, reason: str, now, job: str) -> int:
     """Claim matching rows batch by batch, set their status, audit each; returns how many."""
-    size, total = int(setting("JOB_BATCH_SIZE")), 0
-    while True:
-        with transaction.atomic():
-            rows = list(
-                queryset.select_for_update(skip_locked=True, of=("self",))
-                .order_by()
-                .values_list("pk", "tenant_id", "client_id")[:size]
-            )
-            if not rows:
-                return total
-            ids = [pk for pk, _, _ in rows]
-            Memory.objects.filter(pk__in=ids, status__in=LIVE_STATUSES).update(
-                status=status, invalidated_at=now, status_reason=reason[:300]
-            )
-            AuditEntry.objects.bulk_create(
-                [
-                    audit_entry(
-                        tenant_id=tenant_id,
-                        actor_label=f"job:{job}",
-                        action=f"memory.{status}",
-                        object_type="memory",
-                        object_id=pk,
-                        reason=reason,
-                    )
-                    for pk, tenant_id, _ in rows
-                ]
-            )
-            clients_mark_profile_stale(client_ids={client for _, _, client in rows})
-        total += len(rows)
+    size = int(setting("JOB_BATCH_SIZE"))
+
+    def claim() -> list:
+        return list(
+            queryset.select_for_update(skip_locked=True, of=("self",))
+            .order_by()
+            .values_list("pk", "tenant_id", "client_id")[:size]
+        )
+
+    def work(rows: list) -> None:
+        Memory.objects.filter(pk__in=[pk for pk, _, _ in rows], status__in=LIVE_STATUSES).update(
+            status=status, invalidated_at=now, status_reason=reason[:300]
+        )
+        AuditEntry.objects.bulk_create(
+            [
+                audit_entry(
+                    tenant_id=tenant_id,
+                    actor_label=f"job:{job}",
+                    action=f"memory.{status}",
+                    object_type="memory",
+                    object_id=pk,
+                    reason=reason,
+                )
+                for pk, tenant_id, _ in rows
+            ]
+        )
+        clients_mark_profile_stale(client_ids={client for _, _, client in rows})
+
+    return claimed_in_batches(claim, work)

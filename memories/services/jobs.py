@@ -20,10 +20,10 @@ import os
 import socket
 import time
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import timedelta
 
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
@@ -155,6 +155,21 @@ def clients_try_lock(client_ids: Iterable) -> list:
             [ids],
         )
         return [row[0] for row in cursor.fetchall()]
+
+
+def claimed_in_batches(claim: Callable[[], list], work: Callable[[list], None]) -> int:
+    """Until ``claim`` finds nothing: claim a batch (``select_for_update(skip_locked=True)``
+    of at most JOB_BATCH_SIZE rows) and ``work`` on it, in one transaction per batch, so an
+    interrupted run keeps what it finished and a second worker takes other rows. Returns
+    how many rows were worked on."""
+    done = 0
+    while True:
+        with transaction.atomic():
+            batch = claim()
+            if not batch:
+                return done
+            work(batch)
+        done += len(batch)
 
 
 def batches(items: list, size: int) -> Iterable[list]:

@@ -15,6 +15,7 @@ from memories.api_errors import DomainError
 from memories.conf import setting
 from memories.models import AuditEntry, Memory, MemoryAccess, Tier
 from memories.services.audit import audit, audit_entry
+from memories.services.jobs import claimed_in_batches
 
 
 class CoreTierFull(DomainError):
@@ -121,32 +122,33 @@ def tiers_move(*, tenant_id=None, counts) -> None:
 
 
 def _move(queryset, tier: str, now, *, reason: str) -> int:
-    size, total = int(setting("JOB_BATCH_SIZE")), 0
-    while True:
-        with transaction.atomic():
-            rows = list(
-                queryset.select_for_update(skip_locked=True, of=("self",))
-                .order_by()
-                .values_list("pk", "tenant_id", "tier")[:size]
-            )
-            if not rows:
-                return total
-            Memory.objects.filter(pk__in=[pk for pk, _, _ in rows]).update(tier=tier)
-            AuditEntry.objects.bulk_create(
-                [
-                    audit_entry(
-                        tenant_id=tenant_id,
-                        actor_label="job:tiers",
-                        action="memory.set_tier",
-                        object_type="memory",
-                        object_id=pk,
-                        reason=reason,
-                        data={"from": previous, "to": tier, "pinned": False},
-                    )
-                    for pk, tenant_id, previous in rows
-                ]
-            )
-        total += len(rows)
+    size = int(setting("JOB_BATCH_SIZE"))
+
+    def claim() -> list:
+        return list(
+            queryset.select_for_update(skip_locked=True, of=("self",))
+            .order_by()
+            .values_list("pk", "tenant_id", "tier")[:size]
+        )
+
+    def work(rows: list) -> None:
+        Memory.objects.filter(pk__in=[pk for pk, _, _ in rows]).update(tier=tier)
+        AuditEntry.objects.bulk_create(
+            [
+                audit_entry(
+                    tenant_id=tenant_id,
+                    actor_label="job:tiers",
+                    action="memory.set_tier",
+                    object_type="memory",
+                    object_id=pk,
+                    reason=reason,
+                    data={"from": previous, "to": tier, "pinned": False},
+                )
+                for pk, tenant_id, previous in rows
+            ]
+        )
+
+    return claimed_in_batches(claim, work)
 
 
 def _promote_hot(movable, now, counts) -> None:

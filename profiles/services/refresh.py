@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.db import transaction
 from django.utils import timezone
 
 from memories.conf import setting
 from memories.models import Client
-from memories.services.jobs import JobCounts
+from memories.services.jobs import JobCounts, claimed_in_batches
 from profiles.models import Profile
 from profiles.services.profile import profile_refresh
 
@@ -23,45 +22,45 @@ def profiles_refresh_stale(*, client_ids=None, tenant_id=None) -> int:
     """Rebuild the stale profiles (of ``client_ids``, or all); returns how many. Each batch
     locks its clients (SKIP LOCKED), rebuilds and clears the mark in one transaction: a
     write that lands meanwhile waits for the lock, then marks the client stale again."""
-    size, done = int(setting("JOB_BATCH_SIZE")), 0
+    size = int(setting("JOB_BATCH_SIZE"))
     stale = Client.objects.filter(profile_stale_since__isnull=False)
     if client_ids is not None:
         stale = stale.filter(pk__in=list(client_ids))
     if tenant_id is not None:
         stale = stale.filter(tenant_id=tenant_id)
-    while True:
-        with transaction.atomic():
-            batch = list(
-                stale.select_for_update(skip_locked=True).order_by("profile_stale_since", "pk")[
-                    :size
-                ]
-            )
-            if not batch:
-                return done
-            for client in batch:
-                profile_refresh(client=client)
-            Client.objects.filter(pk__in=[c.pk for c in batch]).update(profile_stale_since=None)
-        done += len(batch)
+
+    def claim() -> list:
+        return list(
+            stale.select_for_update(skip_locked=True).order_by("profile_stale_since", "pk")[:size]
+        )
+
+    def work(batch: list) -> None:
+        for client in batch:
+            profile_refresh(client=client)
+        Client.objects.filter(pk__in=[c.pk for c in batch]).update(profile_stale_since=None)
+
+    return claimed_in_batches(claim, work)
 
 
 def profiles_refresh_aged(*, tenant_id=None) -> int:
-    size, done = int(setting("JOB_BATCH_SIZE")), 0
+    size = int(setting("JOB_BATCH_SIZE"))
     cutoff = timezone.now() - timedelta(hours=float(setting("PROFILE_MAX_AGE_HOURS")))
     aged = Profile.objects.filter(refreshed_at__lt=cutoff)
     if tenant_id is not None:
         aged = aged.filter(tenant_id=tenant_id)
-    while True:
-        with transaction.atomic():
-            batch = list(
-                aged.select_for_update(skip_locked=True, of=("self",))
-                .select_related("client")
-                .order_by("refreshed_at", "pk")[:size]
-            )
-            if not batch:
-                return done
-            for profile in batch:
-                profile_refresh(client=profile.client)
-        done += len(batch)
+
+    def claim() -> list:
+        return list(
+            aged.select_for_update(skip_locked=True, of=("self",))
+            .select_related("client")
+            .order_by("refreshed_at", "pk")[:size]
+        )
+
+    def work(batch: list) -> None:
+        for profile in batch:
+            profile_refresh(client=profile.client)
+
+    return claimed_in_batches(claim, work)
 
 
 def profiles_refresh_due(*, tenant_id=None, counts: JobCounts) -> None:
