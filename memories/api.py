@@ -212,9 +212,9 @@ class SearchApi(BaseApiView):
             query=data["query"],
             k=data["k"],
             filters=_filters(data["filters"], request.user, client),
+            with_evidence=True,
         )
-        evidence = evidence_for(h.memory.pk for h in hits)
-        return Response({"results": [hit_data(h, evidence.get(h.memory.pk, [])) for h in hits]})
+        return Response({"results": [hit_data(h) for h in hits]})
 
 
 class MemoryApi(BaseApiView):

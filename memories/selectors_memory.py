@@ -4,17 +4,23 @@ from __future__ import annotations
 
 from collections import deque
 
-from memories.models import Evidence, Memory, Relation, RelationType
+from django.db import connection
+
+from memories.models import Memory, Relation, RelationType
+
+# The evidence shown with a memory: what the agent can cite. A memory id array is the
+# one parameter; search sends it in the same round trip as the access log.
+EVIDENCE_SQL = (
+    "SELECT ev.memory_id, ev.event_id, e.external_id, e.observed_at, ev.role "
+    "FROM memories_evidence ev JOIN memories_event e ON e.id = ev.event_id "
+    "WHERE ev.memory_id = ANY(%s::uuid[]) ORDER BY e.observed_at, ev.id"
+)
 
 
-def evidence_for(memory_ids) -> dict:
-    """memory id → [{"event", "external_id", "observed_at", "role"}], oldest first."""
+def evidence_grouped(rows) -> dict:
+    """memory id → [{"event", "external_id", "observed_at", "role"}], in the order of
+    ``rows`` (rows as EVIDENCE_SQL returns them)."""
     out: dict = {}
-    rows = (
-        Evidence.objects.filter(memory_id__in=list(memory_ids))
-        .order_by("event__observed_at")
-        .values_list("memory_id", "event_id", "event__external_id", "event__observed_at", "role")
-    )
     for memory_id, event_id, external_id, observed_at, role in rows:
         out.setdefault(memory_id, []).append(
             {
@@ -25,6 +31,13 @@ def evidence_for(memory_ids) -> dict:
             }
         )
     return out
+
+
+def evidence_for(memory_ids) -> dict:
+    """memory id → [{"event", "external_id", "observed_at", "role"}], oldest first."""
+    with connection.cursor() as cursor:
+        cursor.execute(EVIDENCE_SQL, [list(memory_ids)])
+        return evidence_grouped(cursor.fetchall())
 
 
 def relations_of(memory: Memory) -> list[dict]:

@@ -334,7 +334,7 @@ class SearchHitSerializer(serializers.Serializer):
     evidence = EvidenceOutSerializer(many=True)
 
 
-def hit_data(hit, evidence: list[dict]) -> dict:
+def hit_data(hit) -> dict:
     memory = hit.memory
     return {
         "id": str(memory.pk),
@@ -353,7 +353,7 @@ def hit_data(hit, evidence: list[dict]) -> dict:
                 "external_id": e["external_id"],
                 "observed_at": _when(e["observed_at"]),
             }
-            for e in evidence
+            for e in hit.evidence
         ],
     }
 

@@ -8,7 +8,6 @@ from rest_framework.response import Response
 from memories import api_docs as docs
 from memories import permissions
 from memories.api import BaseApiView, tenant_of
-from memories.selectors_memory import evidence_for
 from memories.serializers import ContextInSerializer, ContextOutSerializer, hit_data
 from profiles.services.context import context_build
 
@@ -46,13 +45,13 @@ class ContextApi(BaseApiView):
             message=data["message"],
             budget_chars=data["budget_chars"],
             k=data["k"],
+            with_evidence=True,
         )
-        evidence = evidence_for(h.memory.pk for h in context["hits"])
         return Response(
             {
                 "profile": context["profile"],
                 "core": [_core_data(m) for m in context["core"]],
-                "memories": [hit_data(h, evidence.get(h.memory.pk, [])) for h in context["hits"]],
+                "memories": [hit_data(h) for h in context["hits"]],
                 "text": context["text"],
             }
         )

@@ -186,3 +186,53 @@ def test_every_session_scans_hnsw_iteratively(db):
     with connection.cursor() as cursor:
         cursor.execute("SHOW hnsw.iterative_scan")
         assert cursor.fetchone() == ("relaxed_order",)
+
+
+def _placed_around(query: str, memories: list) -> list:
+    """Give ``memories`` vectors at growing distance from ``query``'s, nearest first."""
+    import numpy as np
+
+    from memories.services.embeddings import get_chain
+
+    anchor = np.asarray(get_chain().embed([query], input_type="query").vectors[0])
+    rng = np.random.default_rng(7)
+    with connection.cursor() as cursor:
+        for rank, memory in enumerate(memories):
+            noise = rng.standard_normal(anchor.shape)
+            noise -= noise.dot(anchor) * anchor  # orthogonal: the cosine is set by the rank
+            vector = anchor + (0.05 + 0.02 * rank) * noise / np.linalg.norm(noise)
+            vector /= np.linalg.norm(vector)
+            cursor.execute(
+                "UPDATE memories_memoryembedding SET vector = %s::vector WHERE memory_id = %s",
+                ["[" + ",".join(f"{x:.7g}" for x in vector) + "]", memory.pk],
+            )
+    return memories
+
+
+def _searches_run(ctx) -> int:
+    return sum(q["sql"].startswith("WITH query_vector") for q in ctx.captured_queries)
+
+
+@pytest.mark.parametrize(("not_live", "statements"), [(76, 2), (10, 1)])
+def test_the_nearest_live_memories_are_found_however_many_near_ones_are_gone(
+    personas, not_live, statements
+):
+    """The usual search reads twice its pool of nearest vectors and keeps the live ones;
+    when too few of those are live it searches again, filtering as it scans. Either way
+    the answer is the nearest live memories."""
+    memories = [
+        factories.MemoryFactory(client=personas.client, content=f"Item number {n} on file.")
+        for n in range(100)
+    ]
+    memories_reembed()
+    _placed_around("where does she sail", memories)
+    Memory.objects.filter(pk__in=[m.pk for m in memories[:not_live]]).update(
+        status="superseded"
+    )
+    memories_search(client=personas.client, query="warm up", record_access=False)
+    with CaptureQueriesContext(connection) as ctx:
+        hits = memories_search(
+            client=personas.client, query="where does she sail", k=10, record_access=False
+        )
+    assert [h.memory.pk for h in hits] == [m.pk for m in memories[not_live : not_live + 10]]
+    assert _searches_run(ctx) == statements

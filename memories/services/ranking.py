@@ -13,7 +13,8 @@ from django.utils import timezone
 from memories.conf import setting
 from memories.models import LIVE_STATUSES, Memory
 from memories.services.jobs import JobCounts
-from memories.services.retrieval import CANONICITY, ranking_weights
+from memories.services.retrieval import ranking_weights
+from memories.services.search_statement import CANONICITY
 
 COMPONENTS = ("recency", "usage", "evidence", "confidence", "importance", "canonicity")
 

@@ -12,6 +12,9 @@ from the last time the client said it), usage (log-normalised over the candidate
 confidence, importance, canonicity (promoted > active > candidate). Redundancy
 penalises a candidate by its similarity to those already chosen (greedy, like MMR), so
 near-duplicates are not returned twice.
+
+Candidates and every component come from one statement (``search_statement``); this
+module runs it, makes the pick, and logs the reads with the evidence in one more.
 """
 
 from __future__ import annotations
@@ -27,10 +30,22 @@ from django.utils import timezone
 
 from memories.conf import setting
 from memories.crypto import blind
-from memories.models import LIVE_STATUSES, Memory, MemoryAccess, Status
+from memories.models import Memory
+from memories.selectors_memory import EVIDENCE_SQL, evidence_grouped
 from memories.services import embeddings
-from memories.services.records import client_lexeme
+from memories.services.search_statement import (
+    COMPONENTS,
+    REDUNDANCY_FLOOR,
+    SCORED_COLUMNS,
+    Filters,
+    Search,
+    candidates_statement,
+)
 from memories.services.text import fold
+
+__all__ = ["Filters", "Hit", "memories_search", "ranking_weights"]
+
+NO_FILTERS = Filters()
 
 # Chosen by `manage.py memory_eval --compare-weightings` on the shipped dataset (see
 # docs/decisions.md): best recall@1, equal best recall@3 among the weightings tried.
@@ -55,19 +70,7 @@ SEED_004_WEIGHTS = {
     "canonicity": 0.05,
     "redundancy": 0.10,
 }
-CANONICITY = {Status.PROMOTED: 1.0, Status.ACTIVE: 0.6, Status.CANDIDATE: 0.5}
 _WORD = re.compile(r"\w{2,}")
-
-
-@dataclass(frozen=True)
-class Filters:
-    tier: tuple[str, ...] = ()
-    kind: tuple[str, ...] = ()
-    status: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    since: datetime | None = None
-    until: datetime | None = None
-    as_of: datetime | None = None
 
 
 @dataclass
@@ -75,6 +78,8 @@ class Hit:
     memory: Memory
     score: float
     scores: dict[str, float] = field(default_factory=dict)
+    # Filled when the search is asked ``with_evidence``: see selectors_memory.evidence_for.
+    evidence: list[dict] = field(default_factory=list)
 
 
 def ranking_weights() -> dict[str, float]:
@@ -89,19 +94,34 @@ def memories_search(
     client,
     query: str,
     k: int = 10,
-    filters: Filters = Filters(),
+    filters: Filters = NO_FILTERS,
     weights: dict[str, float] | None = None,
     now: datetime | None = None,
     record_access: bool = True,
+    with_evidence: bool = False,
 ) -> list[Hit]:
+    """The ``k`` memories of ``client`` most relevant to ``query``. ``record_access``
+    logs the reads (usage feeds ranking and tier promotion); ``with_evidence`` loads each
+    hit's evidence. Both share one round trip after the ranking statement."""
     now = now or timezone.now()
     weights = weights or ranking_weights()
     tsquery = _tsquery(client.tenant, query)
     space, vector = _query_vector(client, query) if weights.get("semantic") else (None, None)
-    rows = _scored_candidates(client, space, vector, tsquery, filters, weights, now, k)
+    search = Search(
+        client=client,
+        space=space,
+        vector=vector,
+        tsquery=tsquery,
+        text_config=_text_config(client.tenant),
+        filters=filters,
+        weights=weights,
+        now=now,
+        k=k,
+    )
+    rows = _scored_candidates(search)
     hits = _select(rows, weights, k)
-    if record_access and hits:
-        _accesses_record(client, hits, now)
+    if hits and (record_access or with_evidence):
+        _answer_complete(client, hits, now, record_access=record_access, evidence=with_evidence)
     return hits
 
 
@@ -129,262 +149,124 @@ def _query_vector(client, query: str):
     return (space, result.vectors[0]) if space else (None, None)
 
 
-def _filter_sql(filters: Filters, now: datetime) -> tuple[str, list]:
-    """WHERE conditions on ``m`` (memories_memory) for ``filters``."""
-    sql, params = [], []
-    if filters.as_of is not None:
-        sql.append("m.created_at <= %s AND (m.invalidated_at IS NULL OR m.invalidated_at > %s)")
-        sql.append("(m.expires_at IS NULL OR m.expires_at > %s)")
-        params += [filters.as_of, filters.as_of, filters.as_of]
-        if filters.status:
-            sql.append("m.status = ANY(%s)")
-            params.append(list(filters.status))
-        else:
-            sql.append("m.status <> 'deleted'")
-    else:
-        sql.append("m.status = ANY(%s)")
-        params.append(list(filters.status or LIVE_STATUSES))
-        if not filters.status:
-            sql.append("(m.expires_at IS NULL OR m.expires_at > %s)")
-            params.append(now)
-    if filters.tier:
-        sql.append("m.tier = ANY(%s)")
-        params.append(list(filters.tier))
-    if filters.kind:
-        sql.append("m.kind = ANY(%s)")
-        params.append(list(filters.kind))
-    if filters.tags:
-        sql.append("m.tags && %s::varchar[]")
-        params.append(list(filters.tags))
-    if filters.since is not None:
-        sql.append("m.observed_at >= %s")
-        params.append(filters.since)
-    if filters.until is not None:
-        sql.append("m.observed_at <= %s")
-        params.append(filters.until)
-    return " AND ".join(sql), params
+def _scored_candidates(search: Search) -> list[_Candidate]:
+    """The scored candidates, best base score first.
 
-
-def _literal(vector) -> str:
-    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
-
-
-# What ranking and the answer read of a memory (Memory.from_db defers the rest).
-_SCORED = {
-    "id",
-    "tenant_id",
-    "client_id",
-    "kind",
-    "category",
-    "content",
-    "content_hash",
-    "tier",
-    "status",
-    "confidence",
-    "importance",
-    "usage_count",
-    "last_seen_at",
-    "observed_at",
-    "created_at",
-    "expires_at",
-    "tags",
-}
-# In the model's field order, the order Memory.from_db expects.
-_SCORED_COLUMNS = tuple(f.attname for f in Memory._meta.concrete_fields if f.attname in _SCORED)
-assert len(_SCORED_COLUMNS) == len(_SCORED), "a scored column is not a field of Memory"
-
-
-# Rows scored in SQL; the redundancy-aware selection looks only this deep (× k).
-SELECTION_DEPTH = 3
-
-COMPONENTS = ("semantic", "text", "recency", "usage", "confidence", "importance", "canonicity")
-
-
-def _scored_candidates(client, space, vector, tsquery, filters, weights, now, k) -> list:
-    """One statement, one round trip:
-
-    1. candidates from indexes: the client's nearest vectors (HNSW; the connection sets
-       ``hnsw.iterative_scan`` so a filtered scan keeps going until it has its rows) and
-       best full-text matches (GIN), ``max(4k, 40)`` of each;
-    2. every component and the weighted base score of each candidate;
-    3. for the best ``SELECTION_DEPTH × k`` by base score, the others among them whose
-       vectors are close (cosine ≥ 0.8), so that no vector travels to Python.
-
-    Returns (memory, base score, components, {close memory id: cosine}) rows, best first.
-    """
-    pool = max(4 * k, 40)
-    where, where_params = _filter_sql(filters, now)
-    ctes, sources, params = [], [], []
-    if space is not None:
-        # The query vector travels once; the three places that compare with it read it
-        # from here (an InitPlan: the HNSW scan still orders by it).
-        ctes.append(f"query_vector AS (SELECT (%s)::{space.vector_type} AS v)")
-        params.append(_literal(vector))
-        against = "(SELECT v FROM query_vector)"
-        candidates = (
-            "SELECT e.memory_id AS id FROM memories_memoryembedding e "  # noqa: S608
-            "JOIN memories_memory m ON m.id = e.memory_id "
-            f"WHERE e.space_id = %s AND e.client_id = %s AND {where} ORDER BY "
-        )
-        ctes.append(f"nearest AS MATERIALIZED ({candidates}{space.distance_sql(against)} LIMIT %s)")
-        params += [space.pk, client.pk, *where_params, pool]
-        sources.append("SELECT id FROM nearest")
-        # An approximate index can come back short: a graph crowded with identical vectors
-        # (the same sentence said by many clients) may strand the scan far from this
-        # client's rows. Then, and only then, the client's rows are compared one by one
-        # (the uncorrelated condition skips this branch without running it).
-        sources.append(
-            # OFFSET 0 keeps the distances a subquery of their own: the sort then moves
-            # (id, distance) pairs, not whole vectors.
-            "SELECT id FROM (SELECT d.id FROM (SELECT e.memory_id AS id, "  # noqa: S608
-            f"e.vector <=> {against}::vector AS distance FROM memories_memoryembedding e "
-            "WHERE e.space_id = %s AND e.client_id = %s OFFSET 0) d "
-            f"JOIN memories_memory m ON m.id = d.id WHERE m.client_id = %s AND {where} "
-            "ORDER BY d.distance LIMIT %s) exact WHERE (SELECT count(*) FROM nearest) < %s"
-        )
-        params += [space.pk, client.pk, client.pk, *where_params, pool, pool]
-    if tsquery:
-        config = _text_config(client.tenant)
-        # At most TEXT_MATCHES_RANKED matches are ranked: a word that thousands of the
-        # client's memories share tells little, and fetching every one of them to rank
-        # was most of a large client's search. ts_rank (not _cd) picks the candidates;
-        # the score uses ts_rank_cd on the few that come through.
-        sources.append(
-            "SELECT matches.id FROM (SELECT m.id, m.search_vector "  # noqa: S608
-            "FROM memories_memory m, to_tsquery(%s::regconfig, %s) q "
-            f"WHERE m.client_id = %s AND {where} "
-            "AND m.search_vector @@ (q && to_tsquery('simple', %s)) LIMIT %s) matches, "
-            "to_tsquery(%s::regconfig, %s) q ORDER BY ts_rank(matches.search_vector, q) DESC "
-            "LIMIT %s"
-        )
-        params += [
-            config,
-            tsquery,
-            client.pk,
-            *where_params,
-            client_lexeme(client.pk),
-            int(setting("TEXT_MATCHES_RANKED")),
-            config,
-            tsquery,
-            pool,
-        ]
-    if not sources:
+    The quick statement serves the usual search (default filters); should too few of the
+    nearest vectors be live to fill the pool, the thorough one runs instead (see
+    ``candidates_statement``)."""
+    thorough = search.filters != NO_FILTERS
+    sql, params = candidates_statement(search, thorough=thorough)
+    if not sql:
         return []
-
-    if space is not None:
-        semantic = f"greatest(0, 1 - ({space.distance_sql(against)}))"
-    else:
-        semantic = "0::float8"
-    if tsquery:
-        # normalisation 32: rank / (rank + 1), in [0, 1)
-        text = "ts_rank_cd(m.search_vector, to_tsquery(%s::regconfig, %s), 32)::float8"
-        params += [config, tsquery]
-    else:
-        text = "0::float8"
-    params += [now, float(setting("RECENCY_HALF_LIFE_DAYS"))]
-    canonicity = " ".join(f"WHEN '{status}' THEN {value}" for status, value in CANONICITY.items())
-    join, vector_column = "", "NULL::vector"
-    if space is not None:
-        join = "LEFT JOIN memories_memoryembedding e ON e.memory_id = m.id AND e.space_id = %s"
-        vector_column = "e.vector"
-        params.append(space.pk)
-    base = " + ".join(f"%s * c_{name}" for name in COMPONENTS)
-    params += [float(weights.get(name, 0.0)) for name in COMPONENTS]
-    params += [SELECTION_DEPTH * k, REDUNDANCY_FLOOR]
-    columns = ", ".join(f"m.{name}" for name in _SCORED_COLUMNS)
-    union = " UNION ".join(f"({source})" for source in sources)
-    sql = (
-        f"WITH {''.join(cte + ', ' for cte in ctes)}pool AS ({union}), "  # noqa: S608
-        f"scored AS (SELECT {columns}, {vector_column} AS vector, {semantic} AS c_semantic, "
-        f"{text} AS c_text, power(0.5, greatest(0, extract(epoch FROM %s - m.last_seen_at)"
-        "::float8 / 86400) / %s) AS c_recency, "
-        "coalesce(ln(1 + m.usage_count) / nullif(ln(1 + max(m.usage_count) OVER ()), 0), 0) "
-        "AS c_usage, m.confidence::float8 AS c_confidence, m.importance::float8 AS c_importance, "
-        f"CASE m.status {canonicity} ELSE 0.2 END::float8 AS c_canonicity "
-        f"FROM pool JOIN memories_memory m ON m.id = pool.id {join}), "
-        f"best AS MATERIALIZED (SELECT *, {base} AS base FROM scored "
-        "ORDER BY base DESC, id LIMIT %s) "
-        f"SELECT b.{', b.'.join(_SCORED_COLUMNS)}, b.base, b.c_{', b.c_'.join(COMPONENTS)}, "
-        "close.ids, close.cosines FROM best b LEFT JOIN LATERAL ("
-        "SELECT array_agg(o.id) AS ids, array_agg(o.cosine) AS cosines FROM ("
-        "SELECT o.id, 1 - (b.vector <=> o.vector) AS cosine FROM best o "
-        "WHERE o.id <> b.id) o WHERE o.cosine >= %s) close ON true "
-        "ORDER BY b.base DESC, b.id"
-    )
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         fetched = cursor.fetchall()
-    width = len(_SCORED_COLUMNS)
-    rows = []
-    for row in fetched:
-        memory = Memory.from_db(connection.alias, _SCORED_COLUMNS, row[:width])
-        base_score = row[width]
-        components = dict(
-            zip(COMPONENTS, row[width + 1 : width + 1 + len(COMPONENTS)], strict=True)
+        # No row at all cannot say whether it was short: ask the thorough statement too
+        # (an empty answer is rare, and cheap when the client has little memory).
+        if not thorough and search.space is not None and (not fetched or fetched[0][-1]):
+            cursor.execute(*candidates_statement(search, thorough=True))
+            fetched = cursor.fetchall()
+    width, at = len(SCORED_COLUMNS), len(SCORED_COLUMNS) + 1 + len(COMPONENTS)
+    return [
+        _Candidate(
+            id=row[_ID],
+            content_hash=row[_CONTENT_HASH],
+            base=row[width],
+            components=row[width + 1 : at],
+            close=dict(zip(row[at] or (), row[at + 1] or (), strict=True)),
+            columns=row[:width],
         )
-        close_ids, close_cosines = row[width + 1 + len(COMPONENTS) :]
-        close = dict(zip(close_ids or (), close_cosines or (), strict=True))
-        rows.append((memory, base_score, components, close))
-    return rows
+        for row in fetched
+    ]
 
 
-def _accesses_record(client, hits, now) -> None:
-    """One INSERT for the whole answer. Outside a transaction the statement turns
-    ``synchronous_commit`` off for its own implicit transaction (``set_config`` with
-    is_local): losing the last few rows in a crash costs a usage count, so a read does not
-    wait for the WAL flush."""
-    if connection.in_atomic_block:  # the caller's transaction decides how it commits
-        MemoryAccess.objects.bulk_create(
-            [MemoryAccess(memory=h.memory, client_id=client.pk, at=now) for h in hits]
+_ID, _CONTENT_HASH = SCORED_COLUMNS.index("id"), SCORED_COLUMNS.index("content_hash")
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    """A scored row. Its Memory is built only if the pick chooses it."""
+
+    id: object
+    content_hash: str
+    base: float
+    components: tuple  # in COMPONENTS order
+    close: dict  # id → cosine, of the candidates close to this one
+    columns: tuple  # SCORED_COLUMNS
+
+    def hit(self, score: float, redundancy: float) -> Hit:
+        scores = {name: round(v, 4) for name, v in zip(COMPONENTS, self.components, strict=True)}
+        scores["redundancy"] = round(redundancy, 4)
+        memory = Memory.from_db(connection.alias, SCORED_COLUMNS, self.columns)
+        return Hit(memory, round(score, 4), scores)
+
+
+def _answer_complete(client, hits, now, *, record_access: bool, evidence: bool) -> None:
+    """One statement after the pick: log the reads (one INSERT for the whole answer) and
+    read the hits' evidence.
+
+    Outside a transaction the INSERT turns ``synchronous_commit`` off for its own implicit
+    transaction (``set_config`` with is_local): losing the last few rows in a crash costs
+    a usage count, so a read does not wait for the WAL flush. Inside one, the caller's
+    transaction decides how it commits."""
+    ids = [h.memory.pk for h in hits]
+    ctes, params = [], []
+    if record_access:
+        source = "unnest(%s::uuid[]) AS id"
+        if not connection.in_atomic_block:
+            ctes.append("quick AS (SELECT set_config('synchronous_commit', 'off', true))")
+            source = f"quick, {source}"
+        # A data-modifying WITH runs to completion whether or not the query reads it.
+        ctes.append(
+            "logged AS (INSERT INTO memories_memoryaccess (memory_id, client_id, at, rolled_up) "  # noqa: S608
+            f"SELECT id, %s, %s, false FROM {source})"
         )
-        return
+        params += [client.pk, now, ids]
+    query = EVIDENCE_SQL if evidence else "SELECT NULL WHERE false"
+    if evidence:
+        params.append(ids)
     with connection.cursor() as cursor:
-        cursor.execute(
-            "WITH quick AS (SELECT set_config('synchronous_commit', 'off', true)) "
-            "INSERT INTO memories_memoryaccess (memory_id, client_id, at, rolled_up) "
-            "SELECT id, %s, %s, false FROM quick, unnest(%s::uuid[]) AS id",
-            [client.pk, now, [h.memory.pk for h in hits]],
-        )
+        cursor.execute(f"WITH {', '.join(ctes)} {query}" if ctes else query, params)
+        found = evidence_grouped(cursor.fetchall())
+    for hit in hits:
+        hit.evidence = found.get(hit.memory.pk, [])
 
 
-def _select(rows, weights, k) -> list[Hit]:
+def _select(candidates: list[_Candidate], weights, k) -> list[Hit]:
     """Greedy, like MMR: the best base score, less a penalty for repeating what the
     answer already holds; duplicates are never returned."""
     chosen: list[Hit] = []
-    remaining = list(rows)  # best base score first
+    remaining = list(candidates)  # best base score first
     penalty = weights.get("redundancy", 0.0)
     while remaining and len(chosen) < k:
         best_index, best_score, best_redundancy = 0, -math.inf, 0.0
-        for index, (memory, base, _, close) in enumerate(remaining):
-            redundancy = _redundancy(memory, close, chosen)
+        for index, candidate in enumerate(remaining):
+            redundancy = _redundancy(candidate, chosen)
             if redundancy is None:
                 continue  # says what an answer already says
-            score = base - penalty * redundancy
+            score = candidate.base - penalty * redundancy
             if score > best_score:
                 best_index, best_score, best_redundancy = index, score, redundancy
-            if base - penalty < best_score:
+            if candidate.base - penalty < best_score:
                 break  # sorted by base: nothing further down can win
         if best_score == -math.inf:
             break
-        memory, _, components, _ = remaining.pop(best_index)
-        components = {name: round(value, 4) for name, value in components.items()}
-        components["redundancy"] = round(best_redundancy, 4)
-        chosen.append(Hit(memory, round(best_score, 4), components))
+        chosen.append(remaining.pop(best_index).hit(best_score, best_redundancy))
     return chosen
 
 
 DUPLICATE_COSINE = 0.97
-REDUNDANCY_FLOOR = 0.8
 
 
-def _redundancy(memory, close: dict, chosen: list[Hit]) -> float | None:
-    """How much ``memory`` repeats one already chosen: 0 below cosine 0.8 rising to 1 near
-    0.97; None for a duplicate (same text, or cosine ≥ 0.97), which is never returned."""
+def _redundancy(candidate: _Candidate, chosen: list[Hit]) -> float | None:
+    """How much ``candidate`` repeats one already chosen: 0 below cosine 0.8 rising to 1
+    near 0.97; None for a duplicate (same text, or cosine ≥ 0.97), never returned."""
     worst = 0.0
     for hit in chosen:
-        if hit.memory.content_hash == memory.content_hash:
+        if hit.memory.content_hash == candidate.content_hash:
             return None
-        worst = max(worst, close.get(hit.memory.pk, 0.0))
+        worst = max(worst, candidate.close.get(hit.memory.pk, 0.0))
     if worst >= DUPLICATE_COSINE:
         return None
     return min(1.0, max(0.0, (worst - REDUNDANCY_FLOOR) / (DUPLICATE_COSINE - REDUNDANCY_FLOOR)))

@@ -21,7 +21,17 @@ def core_memories(client) -> list[Memory]:
     )
 
 
-def context_build(*, user, client, message: str, budget_chars: int = 2000, k: int = 8) -> dict:
+def context_build(
+    *,
+    user,
+    client,
+    message: str,
+    budget_chars: int = 2000,
+    k: int = 8,
+    with_evidence: bool = False,
+) -> dict:
+    """Core, profile, the ``k`` memories most relevant to ``message`` (with their evidence
+    when asked) and the prompt-ready ``text`` within ``budget_chars``."""
     core = core_memories(client)
     if permissions.readable_tiers(user, client) == ("core",):
         # Clients, prospects and heirs: their own core tier, nothing else.
@@ -35,7 +45,13 @@ def context_build(*, user, client, message: str, budget_chars: int = 2000, k: in
     core_ids = {str(m.pk) for m in core}
     hits = [
         h
-        for h in memories_search(client=client, query=message, k=k + len(core), filters=Filters())
+        for h in memories_search(
+            client=client,
+            query=message,
+            k=k + len(core),
+            filters=Filters(),
+            with_evidence=with_evidence,
+        )
         if str(h.memory.pk) not in core_ids
     ][:k]
     return {

@@ -1,0 +1,245 @@
+"""The statement behind a search: candidates from indexes, every score component and the
+weighted base score, and the close pairs among the best, in one round trip.
+
+``memories.services.retrieval`` runs it and makes the final, redundancy-aware pick.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from memories.conf import setting
+from memories.models import LIVE_STATUSES, Memory, Status
+from memories.services.records import client_lexeme
+
+COMPONENTS = ("semantic", "text", "recency", "usage", "confidence", "importance", "canonicity")
+CANONICITY = {Status.PROMOTED: 1.0, Status.ACTIVE: 0.6, Status.CANDIDATE: 0.5}
+# Rows scored in SQL; the redundancy-aware selection looks only this deep (× k).
+SELECTION_DEPTH = 3
+# Below this cosine two memories do not repeat each other at all.
+REDUNDANCY_FLOOR = 0.8
+
+# What ranking and the answer read of a memory (Memory.from_db defers the rest).
+_SCORED = {
+    "id",
+    "tenant_id",
+    "client_id",
+    "kind",
+    "category",
+    "content",
+    "content_hash",
+    "tier",
+    "status",
+    "confidence",
+    "importance",
+    "usage_count",
+    "last_seen_at",
+    "observed_at",
+    "created_at",
+    "expires_at",
+    "tags",
+}
+# In the model's field order, the order Memory.from_db expects.
+SCORED_COLUMNS = tuple(f.attname for f in Memory._meta.concrete_fields if f.attname in _SCORED)
+assert len(SCORED_COLUMNS) == len(_SCORED), "a scored column is not a field of Memory"
+
+
+@dataclass(frozen=True)
+class Filters:
+    tier: tuple[str, ...] = ()
+    kind: tuple[str, ...] = ()
+    status: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    since: datetime | None = None
+    until: datetime | None = None
+    as_of: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Search:
+    """What the statement is built from."""
+
+    client: object
+    space: object  # EmbeddingSpace, or None for a text-only search
+    vector: object  # the query's vector in ``space``
+    tsquery: str  # OR of the query's words ('' for none)
+    text_config: str  # the regconfig the tenant's search_vector was built with
+    filters: Filters
+    weights: dict
+    now: datetime
+    k: int
+
+
+def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
+    """The statement and its parameters. Its rows: the scored columns of a memory, its base
+    score, its components, the ids and cosines of the others close to it (cosine ≥
+    REDUNDANCY_FLOOR) among the best ``SELECTION_DEPTH × k``, and ``short``; best first.
+
+    Candidates, ``max(4k, 40)`` of each kind: the client's nearest vectors (HNSW; the
+    connection sets ``hnsw.iterative_scan``) and its best full-text matches (GIN).
+
+    The quick statement (``thorough=False``, default filters only) finds the nearest
+    vectors the way a bare nearest-neighbour query does and keeps the live ones; every row
+    says ``short`` when too few of them were live to fill the pool. The thorough one
+    filters while it scans and, should the approximate index still come back short,
+    compares the client's rows one by one; it never says ``short``.
+    """
+    k, pool = search.k, max(4 * search.k, 40)
+    where, where_params = _filter_sql(search.filters, search.now)
+    ctes, sources, params = [], [], []
+    short, short_params = "false", []
+    space = search.space
+    if space is not None:
+        # The query vector travels once; the places that compare with it read it from
+        # here (an InitPlan: the HNSW scan still orders by it).
+        ctes.append(f"query_vector AS (SELECT (%s)::{space.vector_type} AS v)")
+        params.append(_literal(search.vector))
+        against = "(SELECT v FROM query_vector)"
+        distance = space.distance_sql(against)
+        if not thorough:
+            # From the embedding table alone (no memory row read per vector looked at),
+            # twice the pool, then the live ones among them. Exact whenever at least a
+            # pool's worth is live: any live memory further away is further than all.
+            ctes.append(
+                "nearby AS MATERIALIZED (SELECT e.memory_id AS id, "  # noqa: S608
+                f"{distance} AS distance FROM memories_memoryembedding e "
+                f"WHERE e.space_id = %s AND e.client_id = %s ORDER BY {distance} LIMIT %s)"
+            )
+            params += [space.pk, search.client.pk, 2 * pool]
+            ctes.append(
+                "nearest AS MATERIALIZED (SELECT n.id FROM nearby n "  # noqa: S608
+                f"JOIN memories_memory m ON m.id = n.id WHERE {where} "
+                "ORDER BY n.distance LIMIT %s)"
+            )
+            params += [*where_params, pool]
+            # Short: the pool is not full, and the client has more vectors than were read.
+            short = "(SELECT count(*) FROM nearest) < %s AND (SELECT count(*) FROM nearby) = %s"
+            short_params = [pool, 2 * pool]
+            sources.append("SELECT id FROM nearest")
+        else:
+            ctes.append(
+                "nearest AS MATERIALIZED (SELECT e.memory_id AS id "  # noqa: S608
+                "FROM memories_memoryembedding e JOIN memories_memory m ON m.id = e.memory_id "
+                f"WHERE e.space_id = %s AND e.client_id = %s AND {where} "
+                f"ORDER BY {distance} LIMIT %s)"
+            )
+            params += [space.pk, search.client.pk, *where_params, pool]
+            sources.append("SELECT id FROM nearest")
+            # An approximate index can come back short: a graph crowded with identical
+            # vectors (one sentence said by many clients) may strand the scan far from
+            # this client's rows. Then, and only then, the client's rows are compared one
+            # by one (the uncorrelated condition skips the branch without running it).
+            sources.append(
+                # OFFSET 0 keeps the distances a subquery of their own: the sort then
+                # moves (id, distance) pairs, not whole vectors.
+                "SELECT id FROM (SELECT d.id FROM (SELECT e.memory_id AS id, "  # noqa: S608
+                f"e.vector <=> {against}::vector AS distance FROM memories_memoryembedding e "
+                "WHERE e.space_id = %s AND e.client_id = %s OFFSET 0) d "
+                f"JOIN memories_memory m ON m.id = d.id WHERE m.client_id = %s AND {where} "
+                "ORDER BY d.distance LIMIT %s) exact WHERE (SELECT count(*) FROM nearest) < %s"
+            )
+            client_id = search.client.pk
+            params += [space.pk, client_id, client_id, *where_params, pool, pool]
+    if search.tsquery:
+        # At most TEXT_MATCHES_RANKED matches are ranked: a word that thousands of the
+        # client's memories share tells little, and fetching every one of them to rank
+        # was most of a large client's search. ts_rank (not _cd) picks the candidates;
+        # the score uses ts_rank_cd on the few that come through.
+        sources.append(
+            "SELECT matches.id FROM (SELECT m.id, m.search_vector "  # noqa: S608
+            "FROM memories_memory m, to_tsquery(%s::regconfig, %s) q "
+            f"WHERE m.client_id = %s AND {where} "
+            "AND m.search_vector @@ (q && to_tsquery('simple', %s)) LIMIT %s) matches, "
+            "to_tsquery(%s::regconfig, %s) q ORDER BY ts_rank(matches.search_vector, q) DESC "
+            "LIMIT %s"
+        )
+        config, tsquery = search.text_config, search.tsquery
+        params += [config, tsquery, search.client.pk, *where_params]
+        params += [client_lexeme(search.client.pk), int(setting("TEXT_MATCHES_RANKED"))]
+        params += [config, tsquery, pool]
+    if not sources:
+        return "", []
+
+    if space is not None:
+        semantic = f"greatest(0, 1 - ({space.distance_sql(against)}))"
+    else:
+        semantic = "0::float8"
+    if search.tsquery:
+        # normalisation 32: rank / (rank + 1), in [0, 1)
+        text = "ts_rank_cd(m.search_vector, to_tsquery(%s::regconfig, %s), 32)::float8"
+        params += [search.text_config, search.tsquery]
+    else:
+        text = "0::float8"
+    params += [search.now, float(setting("RECENCY_HALF_LIFE_DAYS"))]
+    canonicity = " ".join(f"WHEN '{status}' THEN {value}" for status, value in CANONICITY.items())
+    join, vector_column = "", "NULL::vector"
+    if space is not None:
+        join = "LEFT JOIN memories_memoryembedding e ON e.memory_id = m.id AND e.space_id = %s"
+        vector_column = "e.vector"
+        params.append(space.pk)
+    base = " + ".join(f"%s * c_{name}" for name in COMPONENTS)
+    params += [float(search.weights.get(name, 0.0)) for name in COMPONENTS]
+    params += [SELECTION_DEPTH * k, REDUNDANCY_FLOOR, *short_params]
+    columns = ", ".join(f"m.{name}" for name in SCORED_COLUMNS)
+    union = " UNION ".join(f"({source})" for source in sources)
+    sql = (
+        f"WITH {''.join(cte + ', ' for cte in ctes)}pool AS ({union}), "  # noqa: S608
+        f"scored AS (SELECT {columns}, {vector_column} AS vector, {semantic} AS c_semantic, "
+        f"{text} AS c_text, power(0.5, greatest(0, extract(epoch FROM %s - m.last_seen_at)"
+        "::float8 / 86400) / %s) AS c_recency, "
+        "coalesce(ln(1 + m.usage_count) / nullif(ln(1 + max(m.usage_count) OVER ()), 0), 0) "
+        "AS c_usage, m.confidence::float8 AS c_confidence, m.importance::float8 AS c_importance, "
+        f"CASE m.status {canonicity} ELSE 0.2 END::float8 AS c_canonicity "
+        f"FROM pool JOIN memories_memory m ON m.id = pool.id {join}), "
+        f"best AS MATERIALIZED (SELECT *, {base} AS base FROM scored "
+        "ORDER BY base DESC, id LIMIT %s) "
+        f"SELECT b.{', b.'.join(SCORED_COLUMNS)}, b.base, b.c_{', b.c_'.join(COMPONENTS)}, "
+        "close.ids, close.cosines, short.flag FROM best b LEFT JOIN LATERAL ("
+        "SELECT array_agg(o.id) AS ids, array_agg(o.cosine) AS cosines FROM ("
+        "SELECT o.id, 1 - (b.vector <=> o.vector) AS cosine FROM best o "
+        "WHERE o.id <> b.id) o WHERE o.cosine >= %s) close ON true, "
+        f"(SELECT {short} AS flag) short "
+        "ORDER BY b.base DESC, b.id"
+    )
+    return sql, params
+
+
+def _filter_sql(filters: Filters, now: datetime) -> tuple[str, list]:
+    """WHERE conditions on ``m`` (memories_memory) for ``filters``."""
+    sql, params = [], []
+    if filters.as_of is not None:
+        sql.append("m.created_at <= %s AND (m.invalidated_at IS NULL OR m.invalidated_at > %s)")
+        sql.append("(m.expires_at IS NULL OR m.expires_at > %s)")
+        params += [filters.as_of, filters.as_of, filters.as_of]
+        if filters.status:
+            sql.append("m.status = ANY(%s)")
+            params.append(list(filters.status))
+        else:
+            sql.append("m.status <> 'deleted'")
+    else:
+        sql.append("m.status = ANY(%s)")
+        params.append(list(filters.status or LIVE_STATUSES))
+        if not filters.status:
+            sql.append("(m.expires_at IS NULL OR m.expires_at > %s)")
+            params.append(now)
+    if filters.tier:
+        sql.append("m.tier = ANY(%s)")
+        params.append(list(filters.tier))
+    if filters.kind:
+        sql.append("m.kind = ANY(%s)")
+        params.append(list(filters.kind))
+    if filters.tags:
+        sql.append("m.tags && %s::varchar[]")
+        params.append(list(filters.tags))
+    if filters.since is not None:
+        sql.append("m.observed_at >= %s")
+        params.append(filters.since)
+    if filters.until is not None:
+        sql.append("m.observed_at <= %s")
+        params.append(filters.until)
+    return " AND ".join(sql), params
+
+
+def _literal(vector) -> str:
+    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
