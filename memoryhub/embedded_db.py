@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import json
 import logging
+import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,8 @@ logger = logging.getLogger(__name__)
 
 DATABASE_NAME = "memoryhub"
 SUPERUSER = "postgres"
+TUNING_FILE = "memoryhub.conf"
+SHARED_BUFFERS_ENV = "MEMORYHUB_EMBEDDED_SHARED_BUFFERS"
 
 
 @dataclass(frozen=True)
@@ -76,9 +79,12 @@ def start(data_dir: Path) -> EmbeddedServer:
     data_dir.mkdir(parents=True, exist_ok=True)
     pgdata = (data_dir / "postgres").resolve()
     pgdata.mkdir(exist_ok=True)
+    server = pgserver.get_server(pgdata, cleanup_mode="stop", start=False)
     with pgserver.PostgresServer._lock:
         _prune_dead_handles(pgdata)
-    server = pgserver.get_server(pgdata, cleanup_mode="stop")
+        server.ensure_pgdata_inited()
+        _write_tuning(pgdata)
+    server.start()
     # Runs before the server's own exit hook (atexit is last-in, first-out): forget the
     # processes that died without saying so, so that the last live one stops the server.
     atexit.register(_prune_dead_handles_locked, pgdata)
@@ -86,6 +92,33 @@ def start(data_dir: Path) -> EmbeddedServer:
     embedded = EmbeddedServer(pgdata=pgdata, socket_dir=info.socket_dir, port=info.port)
     _ensure_database(embedded)
     return embedded
+
+
+def shared_buffers() -> str:
+    """PostgreSQL's rule of thumb for a server of its own: a quarter of the memory, here
+    at most 8 GB (at least PostgreSQL's default, 128 MB). With the default alone, a search
+    at a million memories read most of its pages from the kernel rather than from
+    PostgreSQL's cache. Memory is only taken as pages are used."""
+    configured = os.environ.get(SHARED_BUFFERS_ENV, "").strip()
+    if configured:
+        return configured
+    import psutil
+
+    quarter = psutil.virtual_memory().total // 4 // (1024 * 1024)
+    return f"{min(max(quarter, 128), 8192)}MB"
+
+
+def _write_tuning(pgdata: Path) -> None:
+    """memoryhub's settings for its own server, applied when the server (re)starts."""
+    (pgdata / TUNING_FILE).write_text(
+        "# Written by memoryhub (memoryhub/embedded_db.py) before each start of this server.\n"
+        f"shared_buffers = '{shared_buffers()}'\n"
+    )
+    conf = pgdata / "postgresql.conf"
+    include = f"include_if_exists = '{TUNING_FILE}'"
+    if include not in conf.read_text():
+        with conf.open("a") as handle:
+            handle.write(f"\n{include}\n")
 
 
 def stop(data_dir: Path) -> bool:
