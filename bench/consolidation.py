@@ -143,7 +143,6 @@ def _insert(connection, transaction, tenant, client_ids, refs, space, rows, sess
     import numpy as np
 
     from memories.models import Session
-    from memories.services.records import client_lexeme
     from memories.services.text import content_hash, fold
 
     for start in range(0, len(rows), 5000):
@@ -151,7 +150,7 @@ def _insert(connection, transaction, tenant, client_ids, refs, space, rows, sess
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(
                 "CREATE TEMP TABLE IF NOT EXISTS bench_rows (id uuid, event uuid, client uuid, "
-                "session uuid, lexeme text, kind text, category text, content text, folded text, "
+                "session uuid, kind text, category text, content text, folded text, "
                 "hash text, seen timestamptz, restated int, reads int, confidence float8, "
                 "importance float8, vector text) ON COMMIT DELETE ROWS"
             )
@@ -170,7 +169,7 @@ def _insert(connection, transaction, tenant, client_ids, refs, space, rows, sess
                     )
             Session.objects.bulk_create(new_sessions)
             with cursor.cursor.copy(
-                "COPY bench_rows (id, event, client, session, lexeme, kind, category, content, "
+                "COPY bench_rows (id, event, client, session, kind, category, content, "
                 "folded, hash, seen, restated, reads, confidence, importance, vector) FROM STDIN"
             ) as copy:
                 for row in chunk:
@@ -182,7 +181,6 @@ def _insert(connection, transaction, tenant, client_ids, refs, space, rows, sess
                             uuid.uuid4(),
                             client_id,
                             sessions[(row.client, row.session)],
-                            client_lexeme(client_id),
                             row.kind,
                             row.category,
                             row.content,
@@ -212,7 +210,7 @@ def _insert(connection, transaction, tenant, client_ids, refs, space, rows, sess
                 "status_reason, confidence, importance, freshness, usage_count, dup_count, "
                 "evidence_count, last_seen_at, needs_embedding, tags, metadata, updated_at) "
                 "SELECT id, %s, client, session, kind, category, '', content, hash, 'en', '', "
-                "'', false, to_tsvector('english', folded) || to_tsvector('simple', lexeme), "
+                "'', false, memory_search_vector(to_tsvector('english', folded), client), "
                 "seen, seen, 'session', '', '', '', '', '', 'recall', false, 'active', '', "
                 "confidence, importance, 1.0, reads, restated, 1, seen, false, '{}', '{}', "
                 "now() FROM bench_rows",

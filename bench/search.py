@@ -33,7 +33,6 @@ from rest_framework.test import APIClient  # noqa: E402
 from memories.models import Client, EmbeddingSpace, Memory, Role  # noqa: E402
 from memories.services.api_keys import api_key_create  # noqa: E402
 from memories.services.embeddings import get_chain  # noqa: E402
-from memories.services.records import client_lexeme  # noqa: E402
 from memories.services.retrieval import memories_search  # noqa: E402
 from memories.services.tenancy import member_ensure, tenant_get_or_create  # noqa: E402
 from memories.services.text import content_hash, fold  # noqa: E402
@@ -206,11 +205,11 @@ def _insert(tenant, client_id, space, texts, vectors, rng):
             "confidence, importance, freshness, usage_count, dup_count, evidence_count, "
             "last_seen_at, needs_embedding, tags, metadata, updated_at) "
             "SELECT id, %s, %s, 'semantic', 'fact', '', content, hash, 'en', '', '', false, "
-            "to_tsvector('english', folded) || to_tsvector('simple', %s), seen, now(), "
+            "memory_search_vector(to_tsvector('english', folded), %s), seen, now(), "
             "'import', '', '', '', '', '', "
             "'recall', false, 'active', '', 0.8, 0.5, 1.0, usage, 0, 1, seen, false, '{}', "
             "'{}', now() FROM bench_rows",
-            [tenant.pk, client_id, client_lexeme(client_id)],
+            [tenant.pk, client_id, client_id],
         )
         cursor.execute(
             "INSERT INTO memories_memoryembedding (memory_id, space_id, tenant_id, client_id, "
@@ -286,18 +285,19 @@ def main() -> None:
     def full_scan(ref, query):
         vector = chain.embed([query], input_type="query").vectors[0]
         literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
-        words = " | ".join(dict.fromkeys(w for w in fold(query).split() if len(w) > 1))
+        words = " ".join(dict.fromkeys(w for w in fold(query).split() if len(w) > 1))
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SET LOCAL enable_indexscan = off")
             cursor.execute("SET LOCAL enable_bitmapscan = off")
             cursor.execute(
                 "SELECT m.id, 0.55 * (1 - ((e.vector::vector(384)) <=> %s::vector(384))) "
-                "+ 0.25 * ts_rank_cd(m.search_vector, to_tsquery('english', %s)) "
+                "+ 0.25 * ts_rank_cd(m.search_vector, "
+                "memory_search_query(to_tsvector('english', %s), %s::uuid)) "
                 "+ 0.15 * exp(-extract(epoch FROM now() - m.last_seen_at) / 86400 / 14) "
                 "+ 0.05 * ln(1 + m.usage_count) / ln(31) AS score "
                 "FROM memories_memory m JOIN memories_memoryembedding e ON e.memory_id = m.id "
                 "WHERE m.client_id = %s AND m.status = 'active' ORDER BY score DESC LIMIT 10",
-                [literal, words, client_ids[ref]],
+                [literal, words, client_ids[ref], client_ids[ref]],
             )
             cursor.fetchall()
 
@@ -315,18 +315,26 @@ def main() -> None:
     for label, runs in mixes.items():
         for fn in methods.values():
             fn(*runs[0])  # warm up
-        results = interleaved(methods, runs, args.full_scan_queries)
-        print(f"\n{label}: {len(runs)} queries ({args.full_scan_queries} for the full scan)")
-        for name, values in results.items():
+        # The first pass meets most clients for the first time: their pages come from the
+        # kernel's cache, not PostgreSQL's. The second asks the same again, as an agent
+        # does during a conversation; the server has answered these clients before.
+        for visit in ("first visit", "second visit"):
+            results = interleaved(methods, runs, args.full_scan_queries)
             print(
-                f"  {name:<20} p50 {percentile(values, 50):8.2f} ms   "
-                f"p95 {percentile(values, 95):8.2f} ms"
+                f"\n{label}, {visit}: {len(runs)} queries "
+                f"({args.full_scan_queries} for the full scan)"
             )
-        h, s, b, f = (percentile(results[n], 50) for n in methods)
-        print(
-            f"  hybrid / bare HNSW: {h / b:.2f}x   memories_search() / bare HNSW: {s / b:.2f}x   "
-            f"full scan / hybrid: {f / h:.1f}x (p50)"
-        )
+            for name, values in results.items():
+                print(
+                    f"  {name:<20} p50 {percentile(values, 50):8.2f} ms   "
+                    f"p95 {percentile(values, 95):8.2f} ms"
+                )
+            h, s, b, f = (percentile(results[n], 50) for n in methods)
+            print(
+                f"  hybrid / bare HNSW: {h / b:.2f}x   "
+                f"memories_search() / bare HNSW: {s / b:.2f}x   "
+                f"full scan / hybrid: {f / h:.1f}x (p50)"
+            )
 
 
 def interleaved(methods: dict, runs: list, full_scan_runs: int) -> dict[str, list[float]]:

@@ -1,5 +1,5 @@
 import pytest
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 
 from curation.models import ReviewItem
 from memories.models import Client, Event, Memory, Relation
@@ -61,7 +61,13 @@ def test_memory_stores_normalised_hash_and_search_vector():
     memory.refresh_from_db()
     assert memory.content == "Prefers EMAIL, not phone."
     assert memory.content_hash == content_hash("prefers email not phone")
-    assert Memory.objects.filter(search_vector="phone").get() == memory
+    # Every lexeme is scoped by its client: another client's words never match.
+    tag = memory.client_id.hex[:12]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT search_vector::text FROM memories_memory WHERE id = %s", [memory.pk])
+        (stored,) = cursor.fetchone()
+    assert f"'{tag}:phone'" in stored
+    assert "'phone'" not in stored
 
 
 def test_memory_scores_are_bounded_in_the_database():

@@ -157,7 +157,7 @@ def test_the_search_statement_uses_the_indexes(personas, remember):
         memories_search(client=personas.client, query="prefers email", record_access=False)
     (sql,) = [q["sql"] for q in ctx.captured_queries if q["sql"].startswith("WITH ")]
     assert "ORDER BY (vector::vector(384)) <=>" in sql  # the vector candidates
-    assert "search_vector @@ (q && " in sql  # the full-text candidates
+    assert "search_vector @@ (SELECT q FROM text_query)" in sql  # the full-text candidates
     plan = _explain(sql, None)
     assert "Seq Scan on memories_memoryembedding" not in plan
     assert "Seq Scan on memories_memory " not in plan
@@ -226,9 +226,7 @@ def test_the_nearest_live_memories_are_found_however_many_near_ones_are_gone(
     ]
     memories_reembed()
     _placed_around("where does she sail", memories)
-    Memory.objects.filter(pk__in=[m.pk for m in memories[:not_live]]).update(
-        status="superseded"
-    )
+    Memory.objects.filter(pk__in=[m.pk for m in memories[:not_live]]).update(status="superseded")
     memories_search(client=personas.client, query="warm up", record_access=False)
     with CaptureQueriesContext(connection) as ctx:
         hits = memories_search(

@@ -73,12 +73,13 @@ def _tsvector_literal(key: bytes, text: str, language: str) -> str:
     )
 
 
-def search_vector(text: str, *, tenant, client_lexeme: str):
-    """The blind ``search_vector`` of a memory of an encrypted tenant (an expression)."""
+def search_vector(text: str, *, tenant, client_id):
+    """The blind ``search_vector`` of a memory of an encrypted tenant (an expression),
+    scoped by client as every search vector is."""
     literal = _tsvector_literal(keys.index_key(tenant.pk), text, tenant.language)
     return RawSQL(
-        "(%s::tsvector || to_tsvector('simple', %s))",
-        [literal, client_lexeme],
+        "memory_search_vector(%s::tsvector, %s::uuid)",
+        [literal, client_id],
         output_field=SearchVectorField(),
     )
 

@@ -10,9 +10,9 @@ import re
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.contrib.postgres.search import SearchVector
+from django.contrib.postgres.search import SearchVectorField
 from django.db import transaction
-from django.db.models import Value
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from memories.crypto import blind, switch
@@ -78,19 +78,16 @@ def event_record(
     return event, True
 
 
-def client_lexeme(client_id) -> str:
-    """A lexeme only this client's memories carry: text queries AND it with their words,
-    so the GIN index answers from the client's own postings (fast scan) instead of every
-    tenant's rows that share a common word."""
-    return "c" + str(client_id).replace("-", "")
-
-
 def search_vector_for(text: str, language: str, client_id, *, tenant: Tenant | None = None):
-    """The memory's full-text vector; for an encrypted ``tenant``, its blind index."""
+    """The memory's full-text vector, every lexeme scoped by its client (see migration
+    0010: a query's postings then hold only this client's memories); for an encrypted
+    ``tenant``, its blind index, scoped the same way."""
     if tenant is not None and switch.encrypted_now(tenant):
-        return blind.search_vector(text, tenant=tenant, client_lexeme=client_lexeme(client_id))
-    return SearchVector(Value(fold(text)), config=Value(language)) + SearchVector(
-        Value(client_lexeme(client_id)), config=Value("simple")
+        return blind.search_vector(text, tenant=tenant, client_id=client_id)
+    return RawSQL(
+        "memory_search_vector(to_tsvector(%s::regconfig, %s), %s::uuid)",
+        [language, fold(text), client_id],
+        output_field=SearchVectorField(),
     )
 
 

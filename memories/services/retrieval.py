@@ -105,14 +105,13 @@ def memories_search(
     hit's evidence. Both share one round trip after the ranking statement."""
     now = now or timezone.now()
     weights = weights or ranking_weights()
-    tsquery = _tsquery(client.tenant, query)
     space, vector = _query_vector(client, query) if weights.get("semantic") else (None, None)
     search = Search(
         client=client,
         space=space,
         vector=vector,
-        tsquery=tsquery,
-        text_config=_text_config(client.tenant),
+        words=_query_words(client.tenant, query),
+        text_config=None if client.tenant.encrypted else client.tenant.language,
         filters=filters,
         weights=weights,
         now=now,
@@ -125,17 +124,12 @@ def memories_search(
     return hits
 
 
-def _tsquery(tenant, query: str) -> str:
-    """Any of the query's words (OR): ranking, not the match, decides what comes first.
-    An encrypted tenant's words are its blind-index tokens, in the 'simple' config."""
+def _query_words(tenant, query: str) -> str:
+    """The query's words for full text (any of them matches: ranking, not the match,
+    decides what comes first). An encrypted tenant's are its blind-index tokens."""
     if tenant.encrypted:
-        return " | ".join(blind.query_tokens(tenant, query))
-    words = list(dict.fromkeys(_WORD.findall(fold(query))))[:32]
-    return " | ".join(words)
-
-
-def _text_config(tenant) -> str:
-    return "simple" if tenant.encrypted else tenant.language
+        return " ".join(blind.query_tokens(tenant, query))
+    return " ".join(list(dict.fromkeys(_WORD.findall(fold(query))))[:32])
 
 
 def _query_vector(client, query: str):

@@ -11,7 +11,6 @@ from datetime import datetime
 
 from memories.conf import setting
 from memories.models import LIVE_STATUSES, Memory, Status
-from memories.services.records import client_lexeme
 
 COMPONENTS = ("semantic", "text", "recency", "usage", "confidence", "importance", "canonicity")
 CANONICITY = {Status.PROMOTED: 1.0, Status.ACTIVE: 0.6, Status.CANDIDATE: 0.5}
@@ -63,8 +62,8 @@ class Search:
     client: object
     space: object  # EmbeddingSpace, or None for a text-only search
     vector: object  # the query's vector in ``space``
-    tsquery: str  # OR of the query's words ('' for none)
-    text_config: str  # the regconfig the tenant's search_vector was built with
+    words: str  # the query's words, space-separated ('' for none)
+    text_config: str | None  # the tenant's regconfig; None: ``words`` are blind tokens
     filters: Filters
     weights: dict
     now: datetime
@@ -87,14 +86,17 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
     """
     k, pool = search.k, max(4 * search.k, 40)
     where, where_params = _filter_sql(search.filters, search.now)
-    ctes, sources, params = [], [], []
+    # (sql, params) pairs: CTEs come first in the statement, then the union's members.
+    ctes: list[tuple[str, list]] = []
+    sources: list[tuple[str, list]] = []
     short, short_params = "false", []
     space = search.space
     if space is not None:
         # The query vector travels once; the places that compare with it read it from
         # here (an InitPlan: the HNSW scan still orders by it).
-        ctes.append(f"query_vector AS (SELECT (%s)::{space.vector_type} AS v)")
-        params.append(_literal(search.vector))
+        ctes.append(
+            (f"query_vector AS (SELECT (%s)::{space.vector_type} AS v)", [_literal(search.vector)])
+        )
         against = "(SELECT v FROM query_vector)"
         distance = space.distance_sql(against)
         if not thorough:
@@ -102,62 +104,84 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
             # twice the pool, then the live ones among them. Exact whenever at least a
             # pool's worth is live: any live memory further away is further than all.
             ctes.append(
-                "nearby AS MATERIALIZED (SELECT e.memory_id AS id, "  # noqa: S608
-                f"{distance} AS distance FROM memories_memoryembedding e "
-                f"WHERE e.space_id = %s AND e.client_id = %s ORDER BY {distance} LIMIT %s)"
+                (
+                    "nearby AS MATERIALIZED (SELECT e.memory_id AS id, "  # noqa: S608
+                    f"{distance} AS distance FROM memories_memoryembedding e "
+                    f"WHERE e.space_id = %s AND e.client_id = %s ORDER BY {distance} LIMIT %s)",
+                    [space.pk, search.client.pk, 2 * pool],
+                )
             )
-            params += [space.pk, search.client.pk, 2 * pool]
             ctes.append(
-                "nearest AS MATERIALIZED (SELECT n.id FROM nearby n "  # noqa: S608
-                f"JOIN memories_memory m ON m.id = n.id WHERE {where} "
-                "ORDER BY n.distance LIMIT %s)"
+                (
+                    "nearest AS MATERIALIZED (SELECT n.id FROM nearby n "  # noqa: S608
+                    f"JOIN memories_memory m ON m.id = n.id WHERE {where} "
+                    "ORDER BY n.distance LIMIT %s)",
+                    [*where_params, pool],
+                )
             )
-            params += [*where_params, pool]
             # Short: the pool is not full, and the client has more vectors than were read.
             short = "(SELECT count(*) FROM nearest) < %s AND (SELECT count(*) FROM nearby) = %s"
             short_params = [pool, 2 * pool]
-            sources.append("SELECT id FROM nearest")
+            sources.append(("SELECT id FROM nearest", []))
         else:
             ctes.append(
-                "nearest AS MATERIALIZED (SELECT e.memory_id AS id "  # noqa: S608
-                "FROM memories_memoryembedding e JOIN memories_memory m ON m.id = e.memory_id "
-                f"WHERE e.space_id = %s AND e.client_id = %s AND {where} "
-                f"ORDER BY {distance} LIMIT %s)"
+                (
+                    "nearest AS MATERIALIZED (SELECT e.memory_id AS id "  # noqa: S608
+                    "FROM memories_memoryembedding e "
+                    "JOIN memories_memory m ON m.id = e.memory_id "
+                    f"WHERE e.space_id = %s AND e.client_id = %s AND {where} "
+                    f"ORDER BY {distance} LIMIT %s)",
+                    [space.pk, search.client.pk, *where_params, pool],
+                )
             )
-            params += [space.pk, search.client.pk, *where_params, pool]
-            sources.append("SELECT id FROM nearest")
+            sources.append(("SELECT id FROM nearest", []))
             # An approximate index can come back short: a graph crowded with identical
             # vectors (one sentence said by many clients) may strand the scan far from
             # this client's rows. Then, and only then, the client's rows are compared one
             # by one (the uncorrelated condition skips the branch without running it).
-            sources.append(
-                # OFFSET 0 keeps the distances a subquery of their own: the sort then
-                # moves (id, distance) pairs, not whole vectors.
-                "SELECT id FROM (SELECT d.id FROM (SELECT e.memory_id AS id, "  # noqa: S608
-                f"e.vector <=> {against}::vector AS distance FROM memories_memoryembedding e "
-                "WHERE e.space_id = %s AND e.client_id = %s OFFSET 0) d "
-                f"JOIN memories_memory m ON m.id = d.id WHERE m.client_id = %s AND {where} "
-                "ORDER BY d.distance LIMIT %s) exact WHERE (SELECT count(*) FROM nearest) < %s"
-            )
             client_id = search.client.pk
-            params += [space.pk, client_id, client_id, *where_params, pool, pool]
-    if search.tsquery:
+            sources.append(
+                (
+                    # OFFSET 0 keeps the distances a subquery of their own: the sort then
+                    # moves (id, distance) pairs, not whole vectors.
+                    "SELECT id FROM (SELECT d.id FROM (SELECT e.memory_id AS id, "  # noqa: S608
+                    f"e.vector <=> {against}::vector AS distance "
+                    "FROM memories_memoryembedding e "
+                    "WHERE e.space_id = %s AND e.client_id = %s OFFSET 0) d "
+                    f"JOIN memories_memory m ON m.id = d.id WHERE m.client_id = %s AND {where} "
+                    "ORDER BY d.distance LIMIT %s) exact "
+                    "WHERE (SELECT count(*) FROM nearest) < %s",
+                    [space.pk, client_id, client_id, *where_params, pool, pool],
+                )
+            )
+    if search.words:
+        # The query's lexemes, scoped by client like the stored ones (migration 0010), any
+        # of them. Blind tokens (encrypted tenants) are lexemes already.
+        if search.text_config is None:
+            lexemes, lexeme_params = "%s::tsvector", [search.words]
+        else:
+            lexemes = "to_tsvector(%s::regconfig, %s)"
+            lexeme_params = [search.text_config, search.words]
+        ctes.append(
+            (
+                f"text_query AS (SELECT memory_search_query({lexemes}, %s::uuid) AS q)",
+                [*lexeme_params, search.client.pk],
+            )
+        )
         # At most TEXT_MATCHES_RANKED matches are ranked: a word that thousands of the
         # client's memories share tells little, and fetching every one of them to rank
         # was most of a large client's search. ts_rank (not _cd) picks the candidates;
         # the score uses ts_rank_cd on the few that come through.
         sources.append(
-            "SELECT matches.id FROM (SELECT m.id, m.search_vector "  # noqa: S608
-            "FROM memories_memory m, to_tsquery(%s::regconfig, %s) q "
-            f"WHERE m.client_id = %s AND {where} "
-            "AND m.search_vector @@ (q && to_tsquery('simple', %s)) LIMIT %s) matches, "
-            "to_tsquery(%s::regconfig, %s) q ORDER BY ts_rank(matches.search_vector, q) DESC "
-            "LIMIT %s"
+            (
+                "SELECT matches.id FROM (SELECT m.id, m.search_vector "  # noqa: S608
+                f"FROM memories_memory m WHERE m.client_id = %s AND {where} "
+                "AND m.search_vector @@ (SELECT q FROM text_query) LIMIT %s) matches "
+                "ORDER BY ts_rank(matches.search_vector, (SELECT q FROM text_query)) DESC "
+                "LIMIT %s",
+                [search.client.pk, *where_params, int(setting("TEXT_MATCHES_RANKED")), pool],
+            )
         )
-        config, tsquery = search.text_config, search.tsquery
-        params += [config, tsquery, search.client.pk, *where_params]
-        params += [client_lexeme(search.client.pk), int(setting("TEXT_MATCHES_RANKED"))]
-        params += [config, tsquery, pool]
     if not sources:
         return "", []
 
@@ -165,10 +189,11 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
         semantic = f"greatest(0, 1 - ({space.distance_sql(against)}))"
     else:
         semantic = "0::float8"
-    if search.tsquery:
+    params = [p for _, cte_params in ctes for p in cte_params]
+    params += [p for _, source_params in sources for p in source_params]
+    if search.words:
         # normalisation 32: rank / (rank + 1), in [0, 1)
-        text = "ts_rank_cd(m.search_vector, to_tsquery(%s::regconfig, %s), 32)::float8"
-        params += [search.text_config, search.tsquery]
+        text = "ts_rank_cd(m.search_vector, (SELECT q FROM text_query), 32)::float8"
     else:
         text = "0::float8"
     params += [search.now, float(setting("RECENCY_HALF_LIFE_DAYS"))]
@@ -182,9 +207,9 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
     params += [float(search.weights.get(name, 0.0)) for name in COMPONENTS]
     params += [SELECTION_DEPTH * k, REDUNDANCY_FLOOR, *short_params]
     columns = ", ".join(f"m.{name}" for name in SCORED_COLUMNS)
-    union = " UNION ".join(f"({source})" for source in sources)
+    union = " UNION ".join(f"({source})" for source, _ in sources)
     sql = (
-        f"WITH {''.join(cte + ', ' for cte in ctes)}pool AS ({union}), "  # noqa: S608
+        f"WITH {''.join(cte + ', ' for cte, _ in ctes)}pool AS ({union}), "  # noqa: S608
         f"scored AS (SELECT {columns}, {vector_column} AS vector, {semantic} AS c_semantic, "
         f"{text} AS c_text, power(0.5, greatest(0, extract(epoch FROM %s - m.last_seen_at)"
         "::float8 / 86400) / %s) AS c_recency, "
