@@ -174,12 +174,16 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
         # the score uses ts_rank_cd on the few that come through.
         sources.append(
             (
-                "SELECT matches.id FROM (SELECT m.id, m.search_vector "  # noqa: S608
-                f"FROM memories_memory m WHERE m.client_id = %s AND {where} "
+                # The scoped lexemes select the client's memories already; its id is
+                # checked on the matches (outside the LIMIT, so the planner does not read
+                # the client's every row from a b-tree to intersect with the GIN's).
+                "SELECT matches.id FROM (SELECT m.id, m.client_id, m.search_vector "  # noqa: S608
+                f"FROM memories_memory m WHERE {where} "
                 "AND m.search_vector @@ (SELECT q FROM text_query) LIMIT %s) matches "
+                "WHERE matches.client_id = %s "
                 "ORDER BY ts_rank(matches.search_vector, (SELECT q FROM text_query)) DESC "
                 "LIMIT %s",
-                [search.client.pk, *where_params, int(setting("TEXT_MATCHES_RANKED")), pool],
+                [*where_params, int(setting("TEXT_MATCHES_RANKED")), search.client.pk, pool],
             )
         )
     if not sources:
