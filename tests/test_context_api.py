@@ -37,7 +37,7 @@ def test_context_in_one_call(api_client, personas, post_event):
     )
     post_event("I prefer to be contacted by email.")
     post_event("We are planning to buy a house in Bristol within two years.")
-    post_event("My husband James handles the joint account.")
+    event = post_event("My husband James handles the joint account.", external_id="m-9")
     response = _context(
         api_client,
         personas.advisor,
@@ -49,6 +49,13 @@ def test_context_in_one_call(api_client, personas, post_event):
     body = response.json()
     assert [c["content"] for c in body["core"]] == ["Speaks English and Welsh."]
     assert body["memories"][0]["content"] == "My husband James handles the joint account."
+    assert body["memories"][0]["evidence"] == [
+        {
+            "event": event["event"]["id"],
+            "external_id": "m-9",
+            "observed_at": event["event"]["observed_at"],
+        }
+    ]
     assert "I prefer to be contacted by email." in [e["text"] for e in body["profile"]["static"]]
     assert body["text"].startswith(
         "Core memories:\n- Speaks English and Welsh.\n\n"
