@@ -217,9 +217,9 @@ def _searches_run(ctx) -> int:
 def test_the_nearest_live_memories_are_found_however_many_near_ones_are_gone(
     personas, not_live, statements
 ):
-    """The usual search reads twice its pool of nearest vectors and keeps the live ones;
-    when too few of those are live it searches again, filtering as it scans. Either way
-    the answer is the nearest live memories."""
+    """The usual search reads its pool (40) of nearest vectors and keeps the live ones;
+    when fewer than the pick looks at (30) are live it searches again, filtering as it
+    scans. Either way the answer is the nearest live memories."""
     memories = [
         factories.MemoryFactory(client=personas.client, content=f"Item number {n} on file.")
         for n in range(100)
