@@ -19,7 +19,7 @@ from django.db import connection
 from django.db.models import Q
 
 from memories.conf import setting
-from memories.models import LIVE_STATUSES, ConflictPolicy, EmbeddingSpace, Memory, Status
+from memories.models import LIVE_STATUSES, ConflictPolicy, EmbeddingSpace, Kind, Memory, Status
 from memories.services.text import fold
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?|[^\W\d_]+")
@@ -152,6 +152,10 @@ def judge(
     for memory, similarity in neighbours():
         if attribute and memory.attribute and memory.attribute != attribute:
             continue  # about something else, however close the words
+        if memory.kind == kind == Kind.DECISION and _decision_changed(memory.content, content):
+            # Before the duplicate test: "decided to sell the flat" and "decided to keep
+            # the flat" embed as nearly the same sentence.
+            return Verdict("contradiction", memory, similarity)
         if similarity >= dedup:
             if stated_numbers(memory.content) != stated_numbers(content):
                 return Verdict("contradiction", memory, similarity)
@@ -254,6 +258,48 @@ def _adds_detail(old: str, new: str) -> bool:
     if len(old_words) < 2 or len(new_words - old_words) < 2:
         return False
     return len(old_words & new_words) >= 0.8 * len(old_words)
+
+
+# What a decision does with its object, en/it/es, on the first five letters as every
+# comparison here ("vendere"/"vende"): a reversal keeps the object, changes the action.
+_ACTIONS = frozenset(
+    word[:5]
+    for words in (
+        "sell keep buy hold cancel stop continue close open accept reject refuse take leave "
+        "move stay rent let maintain withdraw transfer",
+        "vendere tenere mantenere comprare cancellare annullare chiudere aprire accettare "
+        "rifiutare prendere lasciare restare affittare ritirare trasferire",
+        "vender mantener conservar comprar cancelar anular cerrar abrir aceptar rechazar "
+        "tomar dejar quedar alquilar retirar transferir",
+    )
+    for word in words.split()
+)
+# Said when one choice replaces another; and words that only say it happened late.
+_INSTEAD = frozenset({"instead", "invece", "cambio", "lugar"})
+_LATE = frozenset({"after", "all", "alla", "fine", "final", "dopotutto", "finalmente"})
+
+
+def _decision_words(text: str) -> set[str]:
+    words = {t[:5] for t in re.findall(r"[^\W\d_]+", fold(text)) if _is_word(t)}
+    return words - {w[:5] for w in _INSTEAD | _LATE}
+
+
+def _decision_changed(old: str, new: str) -> bool:
+    """The later decision about the same thing decides otherwise: another action on it
+    ("decided to sell the buy-to-let flat in Salford" → "decided to keep the Salford flat
+    after all"), or, said as a replacement, another choice in its place ("take the Danske
+    Bank loan for the shop" → "take the Ulster Bank loan instead"). Not two decisions
+    about two things ("sell the car" / "sell the boat")."""
+    old_words, new_words = _decision_words(old), _decision_words(new)
+    old_actions, new_actions = old_words & _ACTIONS, new_words & _ACTIONS
+    if old_actions and new_actions and old_actions != new_actions:
+        old_rest, new_rest = old_words - _ACTIONS, new_words - _ACTIONS
+        named = min(len(old_rest), len(new_rest))  # the decision word and the object, at least
+        return named >= 2 and (old_rest <= new_rest or new_rest <= old_rest)
+    if set(re.findall(r"\w+", fold(new))) & _INSTEAD:
+        shared = old_words & new_words
+        return len(shared) >= 2 and len(shared) >= 0.6 * len(new_words)
+    return False
 
 
 def resolve_contradiction(*, old: Memory, confidence: float, observed_at, policy: str) -> str:
