@@ -14,7 +14,7 @@ from memories.conf import setting
 from memories.models import LIVE_STATUSES, Memory
 from memories.services.jobs import JobCounts
 from memories.services.retrieval import ranking_weights
-from memories.services.search_statement import CANONICITY
+from memories.services.retrieval.statement import CANONICITY
 
 COMPONENTS = ("recency", "usage", "evidence", "confidence", "importance", "canonicity")
 

@@ -13,7 +13,7 @@ confidence, importance, canonicity (promoted > active > candidate). Redundancy
 penalises a candidate by its similarity to those already chosen (greedy, like MMR), so
 near-duplicates are not returned twice.
 
-Candidates and every component come from one statement (``search_statement``); this
+Candidates and every component come from one statement (``statement.py``); this
 module runs it, makes the pick, and logs the reads with the evidence in one more.
 """
 
@@ -33,7 +33,7 @@ from memories.crypto import blind
 from memories.models import Memory
 from memories.selectors_memory import EVIDENCE_SQL, evidence_grouped
 from memories.services import embeddings
-from memories.services.search_statement import (
+from memories.services.retrieval.statement import (
     COMPONENTS,
     REDUNDANCY_FLOOR,
     SCORED_COLUMNS,

@@ -1,7 +1,8 @@
 """The statement behind a search: candidates from indexes, every score component and the
 weighted base score, and the close pairs among the best, in one round trip.
 
-``memories.services.retrieval`` runs it and makes the final, redundancy-aware pick.
+The package (``memories.services.retrieval``) runs it and makes the final, redundancy-aware
+pick.
 """
 
 from __future__ import annotations
