@@ -1,0 +1,254 @@
+"""Questions about one object (``can_*``) and fetching one object for a user: 404 when
+they may not see it, 403 when they may see it but not act."""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.http import Http404
+
+from memories.models import (
+    LIVE_STATUSES,
+    Client,
+    Memory,
+    Tenant,
+    Tier,
+)
+from memories.permissions.querysets import clients_visible_to, memories_visible_to, scoped
+from memories.permissions.roles import (
+    CREATE_CLIENT,
+    DECIDE_REVIEW,
+    ERASE_CLIENT,
+    EXPORT_CLIENT,
+    IMPORT_CLIENT,
+    MANAGE_API_KEYS,
+    OVERRIDE_TIER,
+    READ_ONLY_MESSAGE,
+    RUN_EVALUATION,
+    SEE_ALL_CLIENTS,
+    VIEW_OPERATIONS,
+    VIEW_REVIEWS,
+    WRITE_MEMORY,
+    WRITER_ROLES,
+    has_perm,
+    is_read_only,
+    role_in,
+)
+
+# --- Questions: can this user …? -------------------------------------------------------
+
+
+def can_see_tenant(user, tenant: Tenant) -> bool:
+    return role_in(user, tenant) is not None
+
+
+def can_browse_client(user, client: Client) -> bool:
+    """May open this client's memory (pages, search, context)."""
+    return clients_visible_to(user, client.tenant_id).filter(pk=client.pk).exists()
+
+
+def can_create_client(user, tenant: Tenant) -> bool:
+    return has_perm(user, tenant, CREATE_CLIENT)
+
+
+def can_write_client_memory(user, client: Client) -> bool:
+    """May post events about this client (and so change what its memory holds)."""
+    return has_perm(user, client.tenant_id, WRITE_MEMORY) and can_browse_client(user, client)
+
+
+def can_read_memory(user, memory: Memory) -> bool:
+    return memories_visible_to(user, memory.tenant_id).filter(pk=memory.pk).exists()
+
+
+def can_write_memory(user, memory: Memory) -> bool:
+    """May forget this memory or give feedback on it."""
+    return has_perm(user, memory.tenant_id, WRITE_MEMORY) and can_read_memory(user, memory)
+
+
+def can_override_tier(user, target: Tenant | Memory) -> bool:
+    """May pin a memory's tier (``target`` a memory, or a tenant to ask in general)."""
+    if isinstance(target, Memory):
+        return has_perm(user, target.tenant_id, OVERRIDE_TIER) and can_read_memory(user, target)
+    return has_perm(user, target, OVERRIDE_TIER)
+
+
+def can_view_review_queue(user, tenant: Tenant) -> bool:
+    return has_perm(user, tenant, VIEW_REVIEWS)
+
+
+def can_decide_review(user, target) -> bool:
+    """May approve or reject a review item (``target`` an item with ``tenant_id`` and
+    ``client``, or a tenant to ask in general)."""
+    if isinstance(target, Tenant):
+        return has_perm(user, target, DECIDE_REVIEW)
+    return has_perm(user, target.tenant_id, DECIDE_REVIEW) and can_browse_client(
+        user, target.client
+    )
+
+
+def can_run_evaluation(user, tenant: Tenant) -> bool:
+    return has_perm(user, tenant, RUN_EVALUATION)
+
+
+def can_erase_client(user, client: Client) -> bool:
+    return has_perm(user, client.tenant_id, ERASE_CLIENT) and can_browse_client(user, client)
+
+
+def can_export_client(user, client: Client) -> bool:
+    """Supervisors and admins. Advisors read their clients' memory through the pages and
+    the API, but a complete file of a client (events, audit) is a data-protection act."""
+    return has_perm(user, client.tenant_id, EXPORT_CLIENT) and can_browse_client(user, client)
+
+
+def can_import_client(user, tenant: Tenant) -> bool:
+    """Supervisors and admins: an import writes a whole client, events and audit trail
+    included, as a data-protection act (the counterpart of export)."""
+    return has_perm(user, tenant, IMPORT_CLIENT)
+
+
+def can_manage_api_keys(user, tenant: Tenant) -> bool:
+    return has_perm(user, tenant, MANAGE_API_KEYS)
+
+
+def can_view_operations(user, tenant: Tenant) -> bool:
+    """May see job runs and the audit trail."""
+    return has_perm(user, tenant, VIEW_OPERATIONS)
+
+
+def readable_tiers(user, client: Client) -> tuple[str, ...]:
+    """The tiers of ``client``'s memory ``user`` may read; () means every tier."""
+    return (Tier.CORE,) if is_read_only(user, client.tenant_id) else ()
+
+
+def readable_statuses(user, client: Client) -> tuple[str, ...]:
+    """The statuses ``user`` may read; () means every status (forgotten and superseded
+    memories stay visible to advisors and supervisors, as history)."""
+    return tuple(LIVE_STATUSES) if is_read_only(user, client.tenant_id) else ()
+
+
+# --- Fetch one: 404 when not visible, 403 when visible but not actionable ------------
+
+
+def _not_found_client(external_ref: str) -> Http404:
+    return Http404(f"Client {external_ref!r} not found.")
+
+
+def client_for_read(user, tenant: Tenant, external_ref: str) -> Client:
+    """The client ``external_ref`` of ``tenant`` if ``user`` may see it, else 404 (missing
+    or not theirs: the same answer)."""
+    if has_perm(user, tenant, SEE_ALL_CLIENTS):
+        # Every search and context starts here: one row by its unique key (the ORM took
+        # longer to build this query than the database to answer it).
+        found = Client.objects.raw(
+            f"SELECT * FROM {Client._meta.db_table} WHERE tenant_id = %s AND external_ref = %s",  # noqa: S608
+            [tenant.pk, external_ref],
+        )
+        client = next(iter(found), None)
+    else:
+        client = clients_visible_to(user, tenant).filter(external_ref=external_ref).first()
+    if client is None:
+        raise _not_found_client(external_ref)
+    client.tenant = tenant  # the caller's own, already loaded
+    return client
+
+
+def client_for_write(user, tenant: Tenant, external_ref: str) -> Client | None:
+    """The client ``external_ref`` if ``user`` may write its memory; None if it does not
+    exist yet and the user may create it. 404 if the user may not see it, 403 if they
+    may see it (or would see it, once created) but not write."""
+    client = Client.objects.filter(tenant=tenant, external_ref=external_ref).first()
+    if client is None:
+        if is_read_only(user, tenant):
+            raise PermissionDenied(READ_ONLY_MESSAGE)
+        if not can_create_client(user, tenant):
+            raise _not_found_client(external_ref)
+        return None
+    if not can_browse_client(user, client):
+        raise _not_found_client(external_ref)
+    if not can_write_client_memory(user, client):
+        raise PermissionDenied(READ_ONLY_MESSAGE)
+    return client
+
+
+def client_for_erasure(user, tenant: Tenant, external_ref: str) -> Client:
+    """The client if ``user`` may erase it; 404 if they may not see it, 403 if they may
+    see it but not erase it (advisors, and the client's own login)."""
+    client = client_for_read(user, tenant, external_ref)
+    if not can_erase_client(user, client):
+        raise PermissionDenied("Only a supervisor may erase a client.")
+    return client
+
+
+def client_for_export(user, tenant: Tenant, external_ref: str) -> Client:
+    """The client if ``user`` may export all of it; 404 if not visible, 403 if visible."""
+    client = client_for_read(user, tenant, external_ref)
+    if not can_export_client(user, client):
+        raise PermissionDenied("Only a supervisor may export a client's data.")
+    return client
+
+
+def client_by_id_for_read(user, client_id) -> Client:
+    """The client with primary key ``client_id``, in any tenant of the user (pages)."""
+    client = clients_visible_to(user).select_related("tenant").filter(pk=client_id).first()
+    if client is None:
+        raise Http404("Client not found.")
+    return client
+
+
+def memory_for_read(user, tenant: Tenant | None, memory_id) -> Memory:
+    """The memory if ``user`` may see it (in ``tenant``, or None: any tenant of theirs),
+    else 404."""
+    memory = memories_visible_to(user, tenant).select_related("client").filter(pk=memory_id).first()
+    if memory is None:
+        raise Http404("Memory not found.")
+    return memory
+
+
+def memory_for_write(user, tenant: Tenant | None, memory_id) -> Memory:
+    """The memory if ``user`` may change its state (forget, feedback); 404 if they may
+    not see it, 403 if they may see it but not act (clients, prospects, heirs)."""
+    memory = memory_for_read(user, tenant, memory_id)
+    if not has_perm(user, memory.tenant_id, WRITE_MEMORY):
+        raise PermissionDenied(READ_ONLY_MESSAGE)
+    return memory
+
+
+def memory_for_tier_override(user, tenant: Tenant | None, memory_id) -> Memory:
+    """The memory if ``user`` may pin its tier; 404 if not visible, 403 if visible only."""
+    memory = memory_for_read(user, tenant, memory_id)
+    if not can_override_tier(user, memory):
+        raise PermissionDenied("Only a supervisor may override a memory's tier.")
+    return memory
+
+
+def review_item_for_decision(user, items: QuerySet, item_id):
+    """The review item ``item_id`` from ``items`` (``ReviewItem.objects``: ``memories``
+    does not import ``curation``) if ``user`` may decide it; 404 if they may not see it,
+    403 if they may see it but not decide (advisors)."""
+    item = scoped(user, items).select_related("client").filter(pk=item_id).first()
+    if item is None:
+        raise Http404("Review item not found.")
+    if not can_decide_review(user, item):
+        raise PermissionDenied("Only a supervisor may decide a review.")
+    return item
+
+
+# --- Pages --------------------------------------------------------------------------
+# Pages address clients and memories by id across the tenants a user belongs to.
+
+
+def can_browse_clients(user, tenant: Tenant) -> bool:
+    """May list and open the tenant's clients (advisors see their own share of them)."""
+    return role_in(user, tenant) in WRITER_ROLES
+
+
+def can_read_history(user, client: Client) -> bool:
+    """Events, sessions and evidence (the raw record) are for those who read every tier."""
+    return not readable_tiers(user, client)
+
+
+def own_client(user) -> Client | None:
+    """The client record linked to ``user``'s own login (client, prospect, heir), if any."""
+    if user is None or not user.is_authenticated:
+        return None
+    return clients_visible_to(user).filter(user=user).select_related("tenant").first()
