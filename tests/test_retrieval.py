@@ -234,3 +234,30 @@ def test_the_nearest_live_memories_are_found_however_many_near_ones_are_gone(
         )
     assert [h.memory.pk for h in hits] == [m.pk for m in memories[not_live : not_live + 10]]
     assert _searches_run(ctx) == statements
+
+
+def test_an_hnsw_scan_that_gives_up_early_is_searched_again(personas):
+    """The index may return fewer vectors than asked (hnsw.max_scan_tuples, ef_search)
+    though the client has more: that is short too, not "the client has no more"."""
+    memories = [
+        factories.MemoryFactory(client=personas.client, content=f"Item number {n} on file.")
+        for n in range(99)
+    ]
+    memories.append(factories.MemoryFactory(client=personas.client, content="She can sail."))
+    memories_reembed()
+    _placed_around("where does she sail", memories)  # "She can sail." is the furthest
+    Memory.objects.filter(pk__in=[m.pk for m in memories[:20]]).update(status="superseded")
+    memories_search(client=personas.client, query="warm up", record_access=False)
+    with connection.cursor() as cursor:
+        # An HNSW scan that stops after 10 vectors: the 10 nearest, all superseded.
+        cursor.execute("SET LOCAL enable_sort = off")
+        cursor.execute("SET LOCAL hnsw.iterative_scan = off")
+        cursor.execute("SET LOCAL hnsw.ef_search = 10")
+    with CaptureQueriesContext(connection) as ctx:
+        hits = memories_search(
+            client=personas.client, query="where does she sail", k=11, record_access=False
+        )
+    quick = next(q["sql"] for q in ctx.captured_queries if "nearby AS" in q["sql"])
+    assert "Index Scan using memoryembedding_hnsw" in _explain(quick, None)
+    assert {m.pk for m in memories[20:30]} <= {h.memory.pk for h in hits}
+    assert _searches_run(ctx) == 2

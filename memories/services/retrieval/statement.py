@@ -122,9 +122,14 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
                     where_params,
                 )
             )
-            # Short: too few were live, and the client has more vectors than were read.
-            short = "(SELECT count(*) FROM nearest) < %s AND (SELECT count(*) FROM nearby) = %s"
-            short_params = [SELECTION_DEPTH * k, pool]
+            # Short: too few were live, and the client has more vectors than were read
+            # (all of them, or an HNSW scan that gave up early: hnsw.max_scan_tuples).
+            short = (
+                "(SELECT count(*) FROM nearest) < %s AND EXISTS (SELECT 1 "
+                "FROM memories_memoryembedding e WHERE e.space_id = %s AND e.client_id = %s "
+                "OFFSET (SELECT count(*) FROM nearby) LIMIT 1)"
+            )
+            short_params = [SELECTION_DEPTH * k, space.pk, search.client.pk]
             sources.append(("SELECT id FROM nearest", []))
         else:
             ctes.append(
