@@ -1,0 +1,112 @@
+"""Where the time of a POST /api/v1/search/ goes, phase by phase, on the data set that
+bench/search.py builds (run that first with the same --memories).
+
+    .venv/bin/python bench/search_phases.py --memories 1000000 [--queries 300]
+
+Each phase is timed by wrapping the function that does it (the wrappers cost a few
+microseconds each); p50 and mean per phase, and beside them an authenticated,
+rate-limited GET /api/v1/tools/, which does no work of its own: the API's floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import functools
+import random
+import statistics
+import time
+
+from _setup import percentile, setup_django
+
+setup_django()
+
+from rest_framework.test import APIClient  # noqa: E402
+from search import QUERIES  # noqa: E402
+
+import memories.api as api_module  # noqa: E402
+import memories.services.retrieval as retrieval  # noqa: E402
+from memories import authentication, permissions, throttling  # noqa: E402
+from memories.models import Client, Role, Tenant  # noqa: E402
+from memories.serializers import SearchInSerializer  # noqa: E402
+from memories.services.api_keys import api_key_create  # noqa: E402
+from memories.services.tenancy import member_ensure  # noqa: E402
+
+TIMES: dict[str, list[float]] = collections.defaultdict(list)
+
+
+def timed(owner, name: str, label: str) -> None:
+    function = getattr(owner, name)
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        started = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            TIMES[label].append((time.perf_counter() - started) * 1000)
+
+    setattr(owner, name, wrapper)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=300)
+    args = parser.parse_args()
+
+    slug = f"bench-search-v2-{args.memories}"
+    tenant = Tenant.objects.filter(slug=slug).first()
+    if tenant is None:
+        raise SystemExit(f"no data set {slug}: run bench/search.py --memories {args.memories}")
+    user = member_ensure(tenant=tenant, username=slug, role=Role.SUPERVISOR)
+    _, key = api_key_create(tenant=tenant, user=user)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
+    refs = list(Client.objects.filter(tenant=tenant).values_list("external_ref", flat=True))
+    rng = random.Random(11)
+    runs = [(rng.choice(refs), rng.choice(QUERIES)) for _ in range(args.queries)]
+
+    timed(authentication, "api_key_verify", "API key, tenant, user, role")
+    timed(throttling.ReadRateThrottle, "allow_request", "rate limit")
+    timed(SearchInSerializer, "is_valid", "input validation")
+    timed(permissions, "client_for_read", "client")
+    timed(retrieval, "_query_vector", "query embedding")
+    timed(retrieval, "_scored_candidates", "search statement + rows")
+    timed(retrieval, "_select", "redundancy-aware pick")
+    timed(retrieval, "_answer_complete", "access log + evidence")
+    timed(api_module, "memories_search", "memories_search() in all")
+
+    def search(ref, query):
+        response = api.post(
+            "/api/v1/search/", {"client": ref, "query": query, "k": 10}, format="json"
+        )
+        assert response.status_code == 200, response.content
+
+    def floor():
+        assert api.get("/api/v1/tools/").status_code == 200
+
+    for ref, query in runs[:20]:  # warm up
+        search(ref, query)
+        floor()
+    TIMES.clear()
+    totals, floors = [], []
+    for ref, query in runs:
+        started = time.perf_counter()
+        search(ref, query)
+        totals.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        floor()
+        floors.append((time.perf_counter() - started) * 1000)
+
+    print(f"\n{args.memories} memories, {len(runs)} searches (k=10), random clients")
+    for label, values in [*TIMES.items(), ("GET /api/v1/tools/ (floor)", floors)]:
+        print(
+            f"  {label:<30} p50 {percentile(values, 50):7.2f} ms   "
+            f"mean {statistics.fmean(values):7.2f} ms"
+        )
+    print(f"  {'POST /api/v1/search/ in all':<30} p50 {percentile(totals, 50):7.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
