@@ -109,8 +109,8 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
             # ms for 40 rows of a large client, 4.4 ms for 80).
             ctes.append(
                 (
-                    "nearby AS MATERIALIZED (SELECT e.memory_id AS id, "  # noqa: S608
-                    f"{distance} AS distance FROM memories_memoryembedding e "
+                    "nearby AS MATERIALIZED (SELECT e.memory_id AS id "  # noqa: S608
+                    "FROM memories_memoryembedding e "
                     f"WHERE e.space_id = %s AND e.client_id = %s ORDER BY {distance} LIMIT %s)",
                     [space.pk, search.client.pk, pool],
                 )
