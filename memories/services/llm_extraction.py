@@ -5,14 +5,11 @@ and the caller falls back to the heuristic extractor."""
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta
 
-from django.conf import settings
-
-from memories.conf import setting
 from memories.models import Category, Kind
 from memories.services.extraction import Candidate
+from memories.services.llm import llm_json
 from memories.services.normalise import detect_language
 from memories.services.text import clean, fold
 
@@ -74,17 +71,6 @@ class LLMExtractionError(Exception):
     pass
 
 
-def llm_client():
-    import openai
-
-    return openai.OpenAI(
-        api_key=setting("LLM_API_KEY") or settings.OPENAI_API_KEY or "not-needed",
-        base_url=setting("LLM_BASE_URL") or settings.OPENAI_BASE_URL or None,
-        timeout=float(setting("LLM_TIMEOUT")),
-        max_retries=0,
-    )
-
-
 def extract_batch(events: list[tuple[str, str, str, datetime]]) -> list[list[Candidate]]:
     """``events`` are (text, speaker, source, observed_at); one list of candidates each."""
     if not events:
@@ -94,17 +80,7 @@ def extract_batch(events: list[tuple[str, str, str, datetime]]) -> list[list[Can
         for i, (text, speaker, source, _) in enumerate(events)
     )
     try:
-        response = llm_client().chat.completions.create(
-            model=setting("LLM_MODEL"),
-            temperature=0,
-            messages=[
-                {"role": "system", "content": SYSTEM_PROMPT},
-                {"role": "user", "content": numbered},
-            ],
-            response_format={"type": "json_schema", "json_schema": SCHEMA},
-        )
-        payload = json.loads(response.choices[0].message.content or "")
-        items = payload["memories"]
+        items = llm_json(system=SYSTEM_PROMPT, user=numbered, schema=SCHEMA)["memories"]
     except Exception as exc:
         raise LLMExtractionError(f"LLM extraction failed: {exc}") from exc
 

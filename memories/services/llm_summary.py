@@ -4,10 +4,7 @@ JSON schema. Any failure raises LLMSummaryError and the caller uses the heuristi
 
 from __future__ import annotations
 
-import json
-
-from memories.conf import setting
-from memories.services.llm_extraction import llm_client
+from memories.services.llm import llm_json
 from memories.services.text import clean
 
 SYSTEM_PROMPT = (
@@ -43,16 +40,9 @@ def summarize(lines: list[tuple[str, str]]) -> dict:
     """``lines`` are (speaker, text) in order; returns topic, intent, outcome, key_facts."""
     transcript = "\n".join(f"{speaker or 'user'}: {text}" for speaker, text in lines)
     try:
-        response = llm_client().chat.completions.create(
-            model=setting("LLM_MODEL"),
-            temperature=0,
-            messages=[
-                {"role": "system", "content": SYSTEM_PROMPT},
-                {"role": "user", "content": transcript[-MAX_TRANSCRIPT_CHARS:]},
-            ],
-            response_format={"type": "json_schema", "json_schema": SCHEMA},
+        payload = llm_json(
+            system=SYSTEM_PROMPT, user=transcript[-MAX_TRANSCRIPT_CHARS:], schema=SCHEMA
         )
-        payload = json.loads(response.choices[0].message.content or "")
         summary = {
             "topic": clean(str(payload["topic"]))[:200],
             "intent": clean(str(payload["intent"]))[:300],
