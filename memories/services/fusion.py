@@ -32,7 +32,6 @@ from datetime import datetime
 
 import numpy as np
 from django.db import connection, transaction
-from django.db.models import Count
 from django.utils import timezone
 
 from memories.conf import setting
@@ -47,7 +46,7 @@ from memories.models import (
     Status,
 )
 from memories.services.audit import audit_entry
-from memories.services.jobs import JobCounts, clients_try_lock
+from memories.services.jobs import JobCounts, client_batches, clients_try_lock
 from memories.services.staleness import clients_mark_profile_stale
 from memories.services.wording import Wording, wording
 
@@ -110,22 +109,8 @@ def fusion_run(*, tenant_id=None, counts: JobCounts) -> None:
     live = Memory.objects.filter(status__in=LIVE_STATUSES).exclude(kind=Kind.EPISODIC)
     if tenant_id is not None:
         live = live.filter(tenant_id=tenant_id)
-    sizes = list(
-        live.values("client_id")
-        .annotate(n=Count("id"))
-        .filter(n__gte=2)
-        .order_by("client_id")
-        .values_list("client_id", "n")
-    )
-    size, batch, held = int(setting("JOB_BATCH_SIZE")), [], 0
-    for client_id, n in sizes:
-        batch.append(client_id)
-        held += n
-        if held >= size:
-            _fuse_batch(batch, counts)
-            batch, held = [], 0
-    if batch:
-        _fuse_batch(batch, counts)
+    for client_ids, _ in client_batches(live, at_least=2):
+        _fuse_batch(client_ids, counts)
 
 
 def _fuse_batch(client_ids: list, counts: JobCounts) -> None:

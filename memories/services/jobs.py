@@ -24,9 +24,11 @@ from collections.abc import Callable, Iterable
 from datetime import timedelta
 
 from django.db import connection, transaction
+from django.db.models import Count, QuerySet
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from memories.conf import setting
 from memories.models import JobRun
 
 logger = logging.getLogger(__name__)
@@ -170,6 +172,28 @@ def claimed_in_batches(claim: Callable[[], list], work: Callable[[list], None]) 
                 return done
             work(batch)
         done += len(batch)
+
+
+def client_batches(memories: QuerySet, *, at_least: int = 1) -> Iterable[tuple[list, int]]:
+    """The clients that have ``at_least`` of ``memories``, in batches of about
+    JOB_BATCH_SIZE of those memories (a client is never split): (client ids, how many
+    memories the batch holds). The sizes are read once, before the first batch."""
+    sizes = list(
+        memories.values("client_id")
+        .annotate(n=Count("id"))
+        .filter(n__gte=at_least)
+        .order_by("client_id")
+        .values_list("client_id", "n")
+    )
+    size, batch, held = int(setting("JOB_BATCH_SIZE")), [], 0
+    for client_id, n in sizes:
+        batch.append(client_id)
+        held += n
+        if held >= size:
+            yield batch, held
+            batch, held = [], 0
+    if batch:
+        yield batch, held
 
 
 def batches(items: list, size: int) -> Iterable[list]:

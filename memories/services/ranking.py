@@ -7,14 +7,13 @@ without a query. Search ranks with the same components per query and does not re
 from __future__ import annotations
 
 from django.db import connection, transaction
-from django.db.models import Count
 from django.utils import timezone
 
 from memories.conf import setting
 from memories.models import LIVE_STATUSES, Memory
-from memories.services.jobs import JobCounts
+from memories.services.jobs import JobCounts, client_batches
 from memories.services.retrieval import ranking_weights
-from memories.services.retrieval.statement import CANONICITY
+from memories.services.retrieval.statement import canonicity_sql
 
 COMPONENTS = ("recency", "usage", "evidence", "confidence", "importance", "canonicity")
 
@@ -26,27 +25,15 @@ def ranking_refresh(*, tenant_id=None, counts: JobCounts) -> None:
     formula = " + ".join(
         f"{max(0.0, weights.get(name, 0.0)) / total:.6f} * {name}" for name in COMPONENTS
     )
-    canonicity = " ".join(f"WHEN '{status}' THEN {value}" for status, value in CANONICITY.items())
     live = Memory.objects.filter(status__in=LIVE_STATUSES)
     if tenant_id is not None:
         live = live.filter(tenant_id=tenant_id)
-    sizes = list(
-        live.values("client_id")
-        .annotate(n=Count("id"))
-        .order_by("client_id")
-        .values_list("client_id", "n")
-    )
-    size, batch, held = int(setting("JOB_BATCH_SIZE")), [], 0
-    for index, (client_id, n) in enumerate(sizes):
-        batch.append(str(client_id))
-        held += n
-        if held >= size or index == len(sizes) - 1:
-            counts.add("updated", _refresh(batch, now, formula, canonicity))
-            counts.add("memories", held)
-            batch, held = [], 0
+    for client_ids, held in client_batches(live):
+        counts.add("updated", _refresh([str(c) for c in client_ids], now, formula))
+        counts.add("memories", held)
 
 
-def _refresh(client_ids: list[str], now, formula: str, canonicity: str) -> int:
+def _refresh(client_ids: list[str], now, formula: str) -> int:
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
             "WITH s AS (SELECT id, "  # noqa: S608 (built from settings and constants)
@@ -56,7 +43,7 @@ def _refresh(client_ids: list[str], now, formula: str, canonicity: str) -> int:
             "AS usage, "
             "COALESCE(ln(1 + evidence_count) / NULLIF(ln(1 + max(evidence_count) OVER w), 0), 0) "
             "AS evidence, confidence, importance, "
-            f"CASE status {canonicity} ELSE 0.2 END AS canonicity "
+            f"{canonicity_sql('status')} AS canonicity "
             "FROM memories_memory WHERE client_id = ANY(%s::uuid[]) AND status = ANY(%s) "
             "WINDOW w AS (PARTITION BY client_id)), "
             f"r AS (SELECT id, round(({formula})::numeric, 4)::float AS score FROM s) "

@@ -15,6 +15,14 @@ from memories.models import LIVE_STATUSES, Memory, Status
 
 COMPONENTS = ("semantic", "text", "recency", "usage", "confidence", "importance", "canonicity")
 CANONICITY = {Status.PROMOTED: 1.0, Status.ACTIVE: 0.6, Status.CANDIDATE: 0.5}
+
+
+def canonicity_sql(status_column: str) -> str:
+    """The canonicity of a row as SQL (also the ranking refresh's)."""
+    cases = " ".join(f"WHEN '{status}' THEN {value}" for status, value in CANONICITY.items())
+    return f"CASE {status_column} {cases} ELSE 0.2 END::float8"
+
+
 # Rows scored in SQL; the redundancy-aware selection looks only this deep (× k).
 SELECTION_DEPTH = 3
 # Below this cosine two memories do not repeat each other at all.
@@ -209,7 +217,6 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
     else:
         text = "0::float8"
     params += [search.now, float(setting("RECENCY_HALF_LIFE_DAYS"))]
-    canonicity = " ".join(f"WHEN '{status}' THEN {value}" for status, value in CANONICITY.items())
     join, vector_column = "", "NULL::vector"
     if space is not None:
         join = "LEFT JOIN memories_memoryembedding e ON e.memory_id = m.id AND e.space_id = %s"
@@ -227,7 +234,7 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
         "::float8 / 86400) / %s) AS c_recency, "
         "coalesce(ln(1 + m.usage_count) / nullif(ln(1 + max(m.usage_count) OVER ()), 0), 0) "
         "AS c_usage, m.confidence::float8 AS c_confidence, m.importance::float8 AS c_importance, "
-        f"CASE m.status {canonicity} ELSE 0.2 END::float8 AS c_canonicity "
+        f"{canonicity_sql('m.status')} AS c_canonicity "
         f"FROM pool JOIN memories_memory m ON m.id = pool.id {join}), "
         f"best AS MATERIALIZED (SELECT *, {base} AS base FROM scored "
         "ORDER BY base DESC, id LIMIT %s) "
