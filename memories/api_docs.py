@@ -133,18 +133,7 @@ _EVENT_IN = {
     "external_id": "msg-1001",
     "metadata": {"channel": "phone"},
 }
-_EVENT_OUT = {
-    "id": EVENT_ID,
-    "client": "emma-clarke",
-    "session": "call-42",
-    "source": "chat",
-    "speaker": "client",
-    "content": "I prefer to be contacted by email.",
-    "observed_at": "2026-11-30T09:15:00Z",
-    "external_id": "msg-1001",
-    "metadata": {"channel": "phone"},
-    "entities": [],
-}
+_EVENT_OUT = {"id": EVENT_ID, **_EVENT_IN, "entities": []}
 INGEST_RESULT = {
     "event": _EVENT_OUT,
     "memories": [
