@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import time
 
-from django.db import connection
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
+from memories.db import bound_cursor
 from memories.models import ApiKey
 
 READ, WRITE = "read", "write"
@@ -87,7 +87,7 @@ class WriteRateThrottle(_KindThrottle):
 def _hit(key: str, window: int, duration: int) -> tuple[int, int]:
     """Count one request for ``key`` in the window starting at ``window``; the hits of
     that window and of the one before it."""
-    with connection.cursor() as cursor:
+    with bound_cursor() as cursor:
         cursor.execute(
             "INSERT INTO memories_ratewindow AS r (key, window_start, hits, previous_hits) "
             "VALUES (%s, %s, 1, 0) ON CONFLICT (key) DO UPDATE SET "

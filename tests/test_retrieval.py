@@ -1,5 +1,6 @@
 """Ranking with hand-built memories, embedded by the real local model."""
 
+from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
@@ -135,6 +136,20 @@ def test_reads_are_recorded_with_one_insert(personas, remember):
     assert MemoryAccess.objects.count() == len(hits) == 3
 
 
+@contextmanager
+def _statements_sent():
+    """The (sql, params) pairs the enclosed code sends. (Captured queries show the search
+    statement with its parameters apart, as $1, $2: the server binds them.)"""
+    sent = []
+
+    def keep(execute, sql, params, many, context):
+        sent.append((sql, params))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(keep):
+        yield sent
+
+
 def _explain(sql, params):
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
@@ -153,12 +168,12 @@ def test_a_search_reads_in_one_statement(personas, remember):
 
 def test_the_search_statement_uses_the_indexes(personas, remember):
     remember("Prefers email.")
-    with CaptureQueriesContext(connection) as ctx:
+    with _statements_sent() as sent:
         memories_search(client=personas.client, query="prefers email", record_access=False)
-    (sql,) = [q["sql"] for q in ctx.captured_queries if q["sql"].startswith("WITH ")]
+    ((sql, params),) = [(sql, params) for sql, params in sent if sql.startswith("WITH ")]
     assert "ORDER BY (vector::vector(384)) <=>" in sql  # the vector candidates
     assert "search_vector @@ (SELECT q FROM text_query)" in sql  # the full-text candidates
-    plan = _explain(sql, None)
+    plan = _explain(sql, params)
     assert "Seq Scan on memories_memoryembedding" not in plan
     assert "Seq Scan on memories_memory " not in plan
     # At test scale the planner may prefer the client's b-tree to the GIN or HNSW index
@@ -253,11 +268,11 @@ def test_an_hnsw_scan_that_gives_up_early_is_searched_again(personas):
         cursor.execute("SET LOCAL enable_sort = off")
         cursor.execute("SET LOCAL hnsw.iterative_scan = off")
         cursor.execute("SET LOCAL hnsw.ef_search = 10")
-    with CaptureQueriesContext(connection) as ctx:
+    with CaptureQueriesContext(connection) as ctx, _statements_sent() as sent:
         hits = memories_search(
             client=personas.client, query="where does she sail", k=11, record_access=False
         )
-    quick = next(q["sql"] for q in ctx.captured_queries if "nearby AS" in q["sql"])
-    assert "Index Scan using memoryembedding_hnsw" in _explain(quick, None)
+    quick = next((sql, params) for sql, params in sent if "nearby AS" in sql)
+    assert "Index Scan using memoryembedding_hnsw" in _explain(*quick)
     assert {m.pk for m in memories[20:30]} <= {h.memory.pk for h in hits}
     assert _searches_run(ctx) == 2

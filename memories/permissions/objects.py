@@ -4,9 +4,11 @@ they may not see it, 403 when they may see it but not act."""
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
+from django.db import connection
 from django.db.models import QuerySet
 from django.http import Http404
 
+from memories.db import bound_cursor
 from memories.models import (
     LIVE_STATUSES,
     Client,
@@ -133,17 +135,24 @@ def _not_found_client(external_ref: str) -> Http404:
     return Http404(f"Client {external_ref!r} not found.")
 
 
+# Client has no field that converts what the database returns: rows load as they come.
+_CLIENT_COLUMNS = [f.attname for f in Client._meta.concrete_fields]
+_CLIENT_BY_REF = (
+    f"SELECT {', '.join(_CLIENT_COLUMNS)} FROM {Client._meta.db_table} "  # noqa: S608
+    "WHERE tenant_id = %s AND external_ref = %s"
+)
+
+
 def client_for_read(user, tenant: Tenant, external_ref: str) -> Client:
     """The client ``external_ref`` of ``tenant`` if ``user`` may see it, else 404 (missing
     or not theirs: the same answer)."""
     if has_perm(user, tenant, SEE_ALL_CLIENTS):
         # Every search and context starts here: one row by its unique key (the ORM took
         # longer to build this query than the database to answer it).
-        found = Client.objects.raw(
-            f"SELECT * FROM {Client._meta.db_table} WHERE tenant_id = %s AND external_ref = %s",  # noqa: S608
-            [tenant.pk, external_ref],
-        )
-        client = next(iter(found), None)
+        with bound_cursor() as cursor:
+            cursor.execute(_CLIENT_BY_REF, [tenant.pk, external_ref])
+            row = cursor.fetchone()
+        client = row and Client.from_db(connection.alias, _CLIENT_COLUMNS, row)
     else:
         client = clients_visible_to(user, tenant).filter(external_ref=external_ref).first()
     if client is None:

@@ -14,6 +14,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
 
+from memories.db import bound_cursor
 from memories.models import ApiKey, Membership, Tenant
 from memories.services.audit import audit
 
@@ -111,7 +112,7 @@ def _key_with_owner(prefix: str) -> ApiKey | None:
     """The key with ``prefix``, its tenant and user loaded, ``member_role`` set. (These
     models have no field that converts values read from the database, so the rows are
     usable as they come.)"""
-    with connection.cursor() as cursor:
+    with bound_cursor() as cursor:
         cursor.execute(_key_with_owner_sql(), [prefix])
         row = cursor.fetchone()
     if row is None:

@@ -30,6 +30,7 @@ from django.utils import timezone
 
 from memories.conf import setting
 from memories.crypto import blind
+from memories.db import bound_cursor
 from memories.models import Memory
 from memories.selectors_memory import EVIDENCE_SQL, evidence_grouped
 from memories.services import embeddings
@@ -153,7 +154,7 @@ def _scored_candidates(search: Search) -> list[_Candidate]:
     sql, params = candidates_statement(search, thorough=thorough)
     if not sql:
         return []
-    with connection.cursor() as cursor:
+    with bound_cursor() as cursor:
         cursor.execute(sql, params)
         fetched = cursor.fetchall()
         # No row at all cannot say whether it was short: ask the thorough statement too
@@ -220,7 +221,7 @@ def _answer_complete(client, hits, now, *, record_access: bool, evidence: bool) 
     query = EVIDENCE_SQL if evidence else "SELECT NULL WHERE false"
     if evidence:
         params.append(ids)
-    with connection.cursor() as cursor:
+    with bound_cursor() as cursor:
         cursor.execute(f"WITH {', '.join(ctes)} {query}" if ctes else query, params)
         found = evidence_grouped(cursor.fetchall())
     for hit in hits:
