@@ -35,10 +35,12 @@ def bound_cursor():
     PostgreSQL's binary format.
 
     Measured on the search statement at 1M memories, interleaved with Django's usual
-    cursor: 2.9 against 3.4 ms p50, mostly Django's Python parsing of text timestamps. Only for statements written for it: a value whose type
-    the server cannot infer must be cast (``%s::uuid[]``), and a column arrives as its
-    binary loader makes it (jsonb as parsed JSON, not text as Django's cursor gives it).
-    Otherwise it is Django's cursor: health checks, query logging, error translation.
+    cursor: 2.9 against 3.4 ms p50, mostly Django's Python parsing of text timestamps.
+
+    Only for statements written for it: a value whose type the server cannot infer must
+    be cast (``%s::uuid[]``), and a column arrives as its binary loader makes it (jsonb as
+    parsed JSON, not text as Django's cursor gives it). Otherwise it is Django's cursor:
+    health checks, query logging, error translation.
     """
     connection.close_if_health_check_failed()
     connection.ensure_connection()

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from memories.models import Memory, MemoryAccess
 from memories.services.reembed import memories_reembed
-from memories.services.retrieval import Filters, memories_search
+from memories.services.retrieval import Filters, memories_search, ranking_weights
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -224,6 +224,44 @@ def _placed_around(query: str, memories: list) -> list:
     return memories
 
 
+_NO_REDUNDANCY_PENALTY = {**ranking_weights(), "redundancy": 0.0}
+
+
+def test_the_pick_weighs_every_candidate_against_what_is_chosen(personas):
+    """After the first hit, a candidate that repeats it less can beat one with a better
+    base score, wherever it stands in base order."""
+    import numpy as np
+
+    from memories.services.embeddings import get_chain
+
+    first, repeat, other = (
+        factories.MemoryFactory(client=personas.client, content=text)
+        for text in ("Sails a Dragon class boat.", "Sails every summer.", "Keeps bees.")
+    )
+    memories_reembed()
+    query = "what does she do at weekends"
+    anchor = np.asarray(get_chain().embed([query], input_type="query").vectors[0])
+    u, w = np.linalg.qr(np.column_stack([anchor, *np.eye(len(anchor))[:2]]))[0].T[1:3]
+    placed = {
+        first: anchor + 0.19 * u,  # cosine 0.982 to the query
+        repeat: anchor - 0.2 * u,  # 0.981, and 0.927 to the first: redundancy 0.75
+        other: anchor + 0.5 * w,  # 0.894, and 0.879 to the first: redundancy 0.46
+    }
+    with connection.cursor() as cursor:
+        for memory, vector in placed.items():
+            vector = vector / np.linalg.norm(vector)
+            cursor.execute(
+                "UPDATE memories_memoryembedding SET vector = %s::vector WHERE memory_id = %s",
+                ["[" + ",".join(f"{x:.7g}" for x in vector) + "]", memory.pk],
+            )
+    hits = memories_search(
+        client=personas.client, query=query, k=2, weights={"semantic": 1.0, "redundancy": 0.5}
+    )
+    # repeat: 0.981 - 0.5 × 0.75 = 0.61; other: 0.894 - 0.5 × 0.46 = 0.66
+    assert [h.memory for h in hits] == [first, other]
+    assert hits[1].scores["redundancy"] == pytest.approx(0.46, abs=0.01)
+
+
 def _searches_run(ctx) -> int:
     return sum(q["sql"].startswith("WITH query_vector") for q in ctx.captured_queries)
 
@@ -234,7 +272,8 @@ def test_the_nearest_live_memories_are_found_however_many_near_ones_are_gone(
 ):
     """The usual search reads its pool (40) of nearest vectors and keeps the live ones;
     when fewer than the pick looks at (30) are live it searches again, filtering as it
-    scans. Either way the answer is the nearest live memories."""
+    scans. Either way the answer is the nearest live memories, and only the answer's reads
+    are logged."""
     memories = [
         factories.MemoryFactory(client=personas.client, content=f"Item number {n} on file.")
         for n in range(100)
@@ -245,10 +284,15 @@ def test_the_nearest_live_memories_are_found_however_many_near_ones_are_gone(
     memories_search(client=personas.client, query="warm up", record_access=False)
     with CaptureQueriesContext(connection) as ctx:
         hits = memories_search(
-            client=personas.client, query="where does she sail", k=10, record_access=False
+            client=personas.client,
+            query="where does she sail",
+            k=10,
+            weights=_NO_REDUNDANCY_PENALTY,  # these items are near one another
         )
     assert [h.memory.pk for h in hits] == [m.pk for m in memories[not_live : not_live + 10]]
     assert _searches_run(ctx) == statements
+    logged = MemoryAccess.objects.values_list("memory_id", flat=True)
+    assert sorted(logged) == sorted(h.memory.pk for h in hits)
 
 
 def test_an_hnsw_scan_that_gives_up_early_is_searched_again(personas):

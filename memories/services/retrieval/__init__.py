@@ -237,14 +237,14 @@ def _select(candidates: list[_Candidate], weights, k) -> list[Hit]:
     while remaining and len(chosen) < k:
         best_index, best_score, best_redundancy = 0, -math.inf, 0.0
         for index, candidate in enumerate(remaining):
+            if candidate.base <= best_score:
+                break  # sorted by base, and no score exceeds its base: none from here wins
             redundancy = _redundancy(candidate, chosen)
             if redundancy is None:
                 continue  # says what an answer already says
             score = candidate.base - penalty * redundancy
             if score > best_score:
                 best_index, best_score, best_redundancy = index, score, redundancy
-            if candidate.base - penalty < best_score:
-                break  # sorted by base: nothing further down can win
         if best_score == -math.inf:
             break
         chosen.append(remaining.pop(best_index).hit(best_score, best_redundancy))
