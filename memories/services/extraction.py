@@ -228,6 +228,25 @@ def _fact_attribute(match: _Match, folded: str, original: str, language: str) ->
     return "", ""
 
 
+def _person_attribute(match: _Match, original: str, language: str) -> tuple[str, str]:
+    """A statement about one of the client's people, named. A fact about that person is
+    keyed by their name ("my fiancé Marcus works at Airbus" → ``employer:marcus``), so that
+    a later one about the same person supersedes it; otherwise, for roles one person holds,
+    who the person is to the client (``relationship:husband`` = marcus)."""
+    names = _names(original)
+    if not names:
+        return "", ""
+    name = match_form(names[0])
+    said = match.obj.replace(name, " ", 1)  # what the statement says of them
+    fact = _classify(said, language)
+    if fact and fact.rule and fact.rule.hint in ("residence", "employer", "occupation"):
+        attribute, value = _fact_attribute(fact, said, original, language)
+        return (f"{attribute}:{name}", value) if attribute else ("", "")
+    if role := cues.ONE_PERSON_ROLES.get(match.role):
+        return f"relationship:{role}", name
+    return "", ""
+
+
 def _attribute(match: _Match, folded: str, original: str, language: str) -> tuple[str, str]:
     category = match.category
     if category in ("preference", "decision") and (found := _service_attribute(folded))[0]:
@@ -236,9 +255,8 @@ def _attribute(match: _Match, folded: str, original: str, language: str) -> tupl
         return "risk_profile", level
     if category == "fact":
         return _fact_attribute(match, folded, original, language)
-    if category == "relationship" and (role := cues.ONE_PERSON_ROLES.get(match.role)):
-        names = _names(original)
-        return (f"relationship:{role}", match_form(names[0])) if names else ("", "")
+    if category == "relationship":
+        return _person_attribute(match, original, language)
     if category == "preference":
         value, head = _phrase(match.obj, language, bool(match.rule and match.rule.verb_first))
         if head:

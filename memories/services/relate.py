@@ -34,6 +34,10 @@ _NUMBER_WORDS = {
 } | {"una": "1", "un": "1", "a": "1", "an": "1"}
 
 
+# An attribute whose value is a person rather than what is said of them.
+_WHO_SOMEONE_IS = "relationship:"
+
+
 @dataclass(frozen=True)
 class Verdict:
     action: str  # "deduplicated" | "updated" | "conflict" | "extended" | "added"
@@ -142,11 +146,15 @@ def judge(
 
     if attribute:
         same_attribute = index.same_attribute(client.pk, attribute)
-        for memory in same_attribute:
-            if memory.attribute_value == value and memory.negated == negated:
-                return Verdict("deduplicated", memory)
-        if same_attribute:
+        agreeing = [
+            m for m in same_attribute if m.attribute_value == value and m.negated == negated
+        ]
+        if not agreeing and same_attribute:
             return Verdict("contradiction", same_attribute[0])
+        if agreeing and not attribute.startswith(_WHO_SOMEONE_IS):
+            return Verdict("deduplicated", agreeing[0])
+        # The same person in the same role: "my husband Marcus loves golf" and "my husband
+        # Marcus works at GKN" share only whom they are about. The words decide below.
 
     dedup, extend = float(setting("DEDUP_THRESHOLD")), float(setting("EXTEND_THRESHOLD"))
     for memory, similarity in neighbours():
