@@ -39,8 +39,10 @@ Rules
   preferences and decisions: language (ISO code), report_frequency, meeting_time (weekday
   and/or part of day), contact_channel, risk_profile (low/medium/high), else
   ``preference:<head noun>`` (preferences only); facts: marital_status, risk_profile,
-  email_address, phone_number, residence, employer, occupation; relationships:
-  ``relationship:<role>`` for one-person roles (wife, accountant…) when a name is given.
+  email_address, phone_number, residence, employer, occupation; relationships naming a
+  person: that person's residence, employer or occupation keyed by name
+  (``employer:marcus``) when the statement gives one, else ``relationship:<role>`` for
+  one-person roles (wife, accountant…). Clauses are read in ``extraction_clauses``.
   ``negated`` marks a negative stance (don't want, hate, can't, decided not to) and keeps the
   attribute, so "I want crypto" and "I don't want crypto" share ``preference:crypto``.
 """
@@ -53,9 +55,15 @@ from datetime import datetime, timedelta
 from itertools import islice
 
 from memories.services import extraction_patterns as cues
-from memories.services.extraction_patterns import words_of
+from memories.services.extraction_clauses import (
+    KNOWN_ATTRIBUTES,
+    REACTIONS,
+    STOPWORDS,
+    Match,
+    attribute_of,
+    classify,
+)
 from memories.services.normalise import (
-    WEEKDAYS,
     detect_language,
     match_form,
     resolve_time,
@@ -88,212 +96,6 @@ class Candidate:
     tags: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class _Match:
-    rule: cues.Rule | None  # None for procedures and fallbacks
-    category: str  # a rule category, or procedural / event / request
-    obj: str  # folded object phrase
-    negated: bool = False
-    role: str = ""
-
-
-# --- Canonical values -----------------------------------------------------------------------
-_Table = tuple[tuple[re.Pattern[str], str], ...]
-
-
-def _table(pairs: dict[str, str]) -> _Table:
-    return tuple((re.compile(rf"\b(?:{regex})\b"), value) for regex, value in pairs.items())
-
-
-_FREQUENCIES = _table(cues.FREQUENCIES)
-_DAYPARTS = _table(cues.DAYPARTS)
-_CHANNELS = _table(cues.CHANNELS)
-_RISK = _table(cues.RISK_LEVELS)
-_MARITAL = _table(cues.MARITAL_STATUSES)
-_WEEKDAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WEEKDAY = re.compile(r"\b(" + "|".join(sorted(WEEKDAYS, key=len, reverse=True)) + r")s?\b")
-_HEADS = {word: head for head, group in cues.HEAD_NOUNS.items() for word in words_of(group)}
-_FILLERS = words_of(cues.FILLERS)
-_BREAKS = words_of(cues.PHRASE_BREAKS)
-_EN_CLAUSE = words_of("i you we he she they it is are was were do does don't can't won't")
-_STOPWORDS = _FILLERS | words_of(cues.STOPWORDS)
-_NOT_NAMES = words_of(cues.NOT_NAMES)
-_REACTIONS = {
-    f"preference:{noun}"
-    for noun in words_of("idea ideas suggestion proposal one idee suggerimento proposta sugerencia")
-}
-_KNOWN_ATTRIBUTES = words_of(
-    "language report_frequency meeting_time contact_channel risk_profile marital_status "
-    "email_address phone_number residence employer occupation"
-)
-
-
-def _first(table: _Table, text: str) -> str:
-    """The value whose pattern occurs first in ``text``: the earliest mention wins."""
-    hits = [(m.start(), value) for pattern, value in table if (m := pattern.search(text))]
-    return min(hits)[1] if hits else ""
-
-
-def _service_attribute(folded: str) -> tuple[str, str]:
-    """How, when and in which language to serve the client."""
-    if language := cues.LANGUAGE.search(folded):
-        return "language", cues.LANGUAGE_CODES[language.group(1)[:4]]
-    if cues.REPORTS.search(folded) and (frequency := _first(_FREQUENCIES, folded)):
-        return "report_frequency", frequency
-    weekday = _WEEKDAY.search(folded)
-    day = _WEEKDAY_NAMES[WEEKDAYS[weekday.group(1)]] if weekday else ""
-    if when := " ".join(part for part in (day, _first(_DAYPARTS, folded)) if part):
-        return "meeting_time", when
-    if channel := _first(_CHANNELS, folded):
-        return "contact_channel", channel
-    return "", ""
-
-
-def _risk(folded: str) -> str:
-    level = _first(_RISK, folded)
-    if level and (cues.RISK_CONTEXT.search(folded) or cues.RISK_ONLY.search(folded)):
-        return level
-    return ""
-
-
-def _names(original: str) -> list[str]:
-    """Runs of capitalised words, without possessives, titles and conjunctions."""
-    runs: list[str] = []
-    current: list[str] = []
-    for token in re.findall(r"[^\W\d_][\w'\u2019-]*|\S", original):
-        if token[:1].isupper() and match_form(token) not in _NOT_NAMES:
-            current.append(token)
-        elif current:
-            runs.append(" ".join(current))
-            current = []
-    return [*runs, " ".join(current)] if current else runs
-
-
-def _breaks(token: str, language: str) -> bool:
-    """Where a noun phrase ends: a preposition or conjunction; in English also a pronoun,
-    an auxiliary or an adverb ("my accountant completely")."""
-    if language == "en" and (token in _EN_CLAUSE or (token.endswith("ly") and len(token) > 4)):
-        return True
-    return token in _BREAKS
-
-
-_ELISION = re.compile(r"^(?:l|un|dell|all|nell|dall|sull|d)'")
-
-
-def _phrase(obj: str, language: str, verb_first: bool) -> tuple[str, str]:
-    """(value, head) of an object: 'any index funds in…' → ('index funds', 'funds')."""
-    first_clause = re.split(r"[,;:.!?()]", obj)[0]
-    tokens = [_ELISION.sub("", token) for token in words(first_clause)]  # l'oro → oro
-    infinitive, n = re.compile(cues.INFINITIVE[language]), len(tokens)
-
-    def skip(j: int, vocabulary: frozenset[str] = _FILLERS) -> int:
-        while j < n and tokens[j] in vocabulary:
-            j += 1
-        return j
-
-    verb_first = verb_first or tokens[:1] == ["to"]
-    i = skip(0)
-    gerund = language == "en" and i < n and tokens[i].endswith("ing") and len(tokens[i]) > 4
-    if i < n and (verb_first or gerund or infinitive.fullmatch(tokens[i])):
-        verb, i = i, skip(i + 1)  # "to *sell* the house", "invertir en…": the noun follows
-        if i < n and language == "en" and tokens[i].endswith("ed"):
-            i = skip(i + 1)  # "to be contacted by…"
-        i = verb if i >= n else i
-    i = skip(i, _BREAKS)
-    chunk: list[str] = []
-    while i < n and len(chunk) < 4 and not (chunk and _breaks(tokens[i], language)):
-        chunk.append(tokens[i])
-        i += 1
-    if not chunk:
-        return "", ""
-    head = chunk[-1] if language == "en" else chunk[0]  # English nouns end the phrase
-    return " ".join(chunk), _HEADS.get(head, head)
-
-
-def _fact_attribute(match: _Match, folded: str, original: str, language: str) -> tuple[str, str]:
-    if status := _first(_MARITAL, folded):
-        return "marital_status", status
-    for entity in spot_entities(original):
-        if entity["type"] == "email":
-            return "email_address", entity["text"].casefold()
-        if entity["type"] == "phone":
-            return "phone_number", re.sub(r"[^\d+]", "", entity["text"])
-    hint = match.rule.hint if match.rule else ""
-    if hint in ("residence", "employer"):
-        names = [name for name in _names(original) if match_form(name) in match.obj]
-        value = match_form(names[0]) if names else _phrase(match.obj, language, False)[0]
-        return (hint, value) if value else ("", "")
-    if hint == "occupation" and (value := _phrase(match.obj, language, False)[0]):
-        return hint, value
-    return "", ""
-
-
-def _person_attribute(match: _Match, original: str, language: str) -> tuple[str, str]:
-    """A statement about one of the client's people, named. A fact about that person is
-    keyed by their name ("my fiancé Marcus works at Airbus" → ``employer:marcus``), so that
-    a later one about the same person supersedes it; otherwise, for roles one person holds,
-    who the person is to the client (``relationship:husband`` = marcus)."""
-    names = _names(original)
-    if not names:
-        return "", ""
-    name = match_form(names[0])
-    said = match.obj.replace(name, " ", 1)  # what the statement says of them
-    fact = _classify(said, language)
-    if fact and fact.rule and fact.rule.hint in ("residence", "employer", "occupation"):
-        attribute, value = _fact_attribute(fact, said, original, language)
-        return (f"{attribute}:{name}", value) if attribute else ("", "")
-    if role := cues.ONE_PERSON_ROLES.get(match.role):
-        return f"relationship:{role}", name
-    return "", ""
-
-
-def _attribute(match: _Match, folded: str, original: str, language: str) -> tuple[str, str]:
-    category = match.category
-    if category in ("preference", "decision") and (found := _service_attribute(folded))[0]:
-        return found
-    if category in ("preference", "decision", "fact") and (level := _risk(folded)):
-        return "risk_profile", level
-    if category == "fact":
-        return _fact_attribute(match, folded, original, language)
-    if category == "relationship":
-        return _person_attribute(match, original, language)
-    if category == "preference":
-        value, head = _phrase(match.obj, language, bool(match.rule and match.rule.verb_first))
-        if head:
-            return f"preference:{head}", value
-    return "", ""
-
-
-# --- Classification -------------------------------------------------------------------------
-def _classify(folded: str, language: str) -> _Match | None:
-    """The first cue that matches, in the utterance's language first, then in the others."""
-    for lang in (language, *(other for other in cues.RULES if other != language)):
-        if any(pattern.search(folded) for pattern in cues.PROCEDURES[lang]):
-            return _Match(None, "procedural", folded)
-        for rule in cues.RULES[lang]:
-            found = rule.pattern.search(folded)
-            if not found:
-                continue
-            groups = found.groupdict()
-            obj = groups["obj"] if groups.get("obj") is not None else folded[found.end() :]
-            if rule.object_before:
-                obj = folded[: found.start()].strip() or obj
-            obj = obj.strip()
-            lead = next((w for w in words(obj) if w not in _FILLERS), "")
-            if rule.not_request and lead in cues.REQUEST_VERBS:
-                return _Match(rule, "request", obj)  # asks for something, tells nothing
-            if rule.noun_object and (not lead or re.fullmatch(cues.INFINITIVE[lang], lead)):
-                continue
-            if rule.needs_object and not lead:
-                continue
-            negated = rule.negated or (
-                rule.category in ("decision", "goal", "preference")
-                and bool(cues.NEGATION_START.match(obj))  # "decided not to", "di non vendere"
-            )
-            return _Match(rule, rule.category, obj, negated, groups.get("role") or "")
-    return None
-
-
 def _strip(text: str) -> str:
     """The clause without greetings and fillers before it, nor separators after it."""
     stripped = cues.DISCOURSE.sub("", text.strip()) or text
@@ -301,7 +103,7 @@ def _strip(text: str) -> str:
 
 
 def _is_statement(text: str, language: str) -> bool:
-    match = _classify(match_form(_strip(text)), language)
+    match = classify(match_form(_strip(text)), language)
     return match is not None and match.category != "request"
 
 
@@ -326,7 +128,7 @@ def _clauses(sentence: str, language: str) -> list[tuple[str, bool]]:
 
 def _substantive(folded: str) -> bool:
     """At least two content words: 'Tomorrow works' or 'Thanks so much' say nothing."""
-    return sum(1 for w in words(folded) if w not in _STOPWORDS and len(w) > 1) >= 2
+    return sum(1 for w in words(folded) if w not in STOPWORDS and len(w) > 1) >= 2
 
 
 # --- Extraction -----------------------------------------------------------------------------
@@ -372,7 +174,7 @@ def _candidate(
     if not re.search(r"\w", folded) or cues.SMALL_TALK.search(folded):
         return None
     time = resolve_time(folded, observed_at)
-    match = _classify(folded, language)
+    match = classify(folded, language)
     reported = bool(match and match.rule and match.rule.third_person)
     if (reported and who in CLIENT_SPEAKERS) or (match and match.category == "request"):
         return None  # the client speaking of someone else, or asking for something
@@ -382,11 +184,11 @@ def _candidate(
             return None
         if operational:
             later = time.target is not None and time.target > observed_at.date()
-            match = _Match(None, "event" if later else "fact", folded)
+            match = Match(None, "event" if later else "fact", folded)
         elif time.until or time.past:
-            match = _Match(None, "event", folded)
+            match = Match(None, "event", folded)
         elif source == "decision":
-            match = _Match(None, "decision", folded)
+            match = Match(None, "decision", folded)
         else:
             return None
     if match.rule and match.rule.hint in ("residence", "employer") and time.until:
@@ -396,8 +198,8 @@ def _candidate(
         category, "semantic"
     )
     kind = "operational" if operational else "decision" if source == "decision" else kind
-    attribute, value = _attribute(match, folded, content, language)
-    if category == "preference" and (not attribute or attribute in _REACTIONS):
+    attribute, value = attribute_of(match, folded, content, language)
+    if category == "preference" and (not attribute or attribute in REACTIONS):
         return None  # "I love it!", "Mi piace!", "I like that idea": reactions, not preferences
 
     expires_at = None
@@ -458,7 +260,7 @@ _IMPORTANCE = {
 
 
 def _importance(kind: str, category: str, attribute: str, *, amount: bool) -> float:
-    known = attribute in _KNOWN_ATTRIBUTES
+    known = attribute in KNOWN_ATTRIBUTES
     if kind in ("operational", "decision"):
         value = 0.3 if kind == "operational" else _IMPORTANCE["decision"]
     elif category == "preference":
