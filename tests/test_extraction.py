@@ -15,10 +15,10 @@ from memories.services.extraction import ASSISTANT_SPEAKERS, Candidate, extract
 from memories.services.normalise import (
     detect_language,
     match_form,
-    resolve_time,
     split_sentences,
     spot_entities,
 )
+from memories.services.time_expressions import resolve_time
 
 FIXTURE = json.loads(
     (Path(__file__).parent / "data" / "extraction_cases.json").read_text(encoding="utf-8")

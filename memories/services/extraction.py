@@ -1,8 +1,8 @@
 """Zero-cost heuristic extraction of atomic memories from one event (English, Italian, Spanish).
 
-No model, no network: sentences and clauses, the cue tables of ``extraction_patterns`` and the
-time expressions of ``normalise``. It favours precision: a sentence that matches no cue yields
-nothing, so greetings, thanks, requests and questions fall away by construction.
+No model, no network: sentences and clauses, the cue tables of ``extraction_patterns`` and
+the days of ``time_expressions``. It favours precision: a sentence that matches no cue
+yields nothing, so greetings, thanks, requests and questions fall away by construction.
 
 Rules
 - Speakers: an assistant speaker (``ASSISTANT_SPEAKERS``, any case) yields nothing unless
@@ -24,7 +24,7 @@ Rules
   decision and keeps its preference/fact/goal/constraint category. ``source="tool"`` or
   ``"observation"``: every statement is kind operational, category "event" when it names a
   day after today, else "fact".
-- Expiry (``normalise`` resolves the days): goals, constraints and future events last until
+- Expiry (``time_expressions`` resolves the days): goals, constraints and future events last until
   the end of the furthest day they name, or forever when they name none; operational memories
   likewise but never less than 24 hours. Preferences, facts, relationships, procedures,
   decisions and past events never expire.
@@ -66,12 +66,12 @@ from memories.services.extraction_clauses import (
 from memories.services.normalise import (
     detect_language,
     match_form,
-    resolve_time,
     split_sentences,
     spot_entities,
     words,
 )
 from memories.services.text import clean, content_hash
+from memories.services.time_expressions import resolve_time
 
 ASSISTANT_SPEAKERS = frozenset({"assistant", "agent", "ai", "bot", "system", "model"})
 CLIENT_SPEAKERS = frozenset({"", "user", "client", "customer"})
