@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from memories.models import Role
+from memories.models import Memory, Role
 from memories.services.embeddings import reset_chain
 from memories.services.tenancy import client_assign_advisor
 from tests import factories
@@ -147,3 +147,16 @@ def post_event(api_client, agent_key, django_capture_on_commit_callbacks):
         return response.json()
 
     return _post
+
+
+@pytest.fixture
+def said_later(post_event):
+    """Post ``old``, then ``new`` a month later, as the client's words: what became of the
+    new statement (its action) and of the old memory (its status)."""
+
+    def _said(old: str, new: str) -> tuple[str, str]:
+        first = post_event(old, days_ago=30)["memories"][0]
+        (second,) = post_event(new)["memories"]
+        return second["action"], Memory.objects.get(pk=first["id"]).status
+
+    return _said

@@ -3,7 +3,7 @@ one; a decision about something else does not."""
 
 import pytest
 
-from memories.models import Memory, Status
+from memories.models import Status
 from memories.services.relate import _decision_changed
 
 CHANGED = [
@@ -48,16 +48,16 @@ def test_a_decision_about_something_else_is_not_a_change(old, new):
 
 
 @pytest.mark.django_db
-def test_a_reversed_decision_supersedes_the_old_one(personas, post_event):
-    old = post_event("I have decided to sell the buy-to-let flat in Salford.", days_ago=30)
-    (new,) = post_event("I have decided to keep the Salford flat after all.")["memories"]
-    assert new["action"] == "updated"
-    assert Memory.objects.get(pk=old["memories"][0]["id"]).status == Status.SUPERSEDED
+def test_a_reversed_decision_supersedes_the_old_one(personas, said_later):
+    old = "I have decided to sell the buy-to-let flat in Salford."
+    new = "I have decided to keep the Salford flat after all."
+    assert said_later(old, new) == ("updated", Status.SUPERSEDED)
 
 
 @pytest.mark.django_db
-def test_a_decision_about_another_thing_leaves_the_first_alone(personas, post_event):
-    old = post_event("I have decided to sell the car.", days_ago=30)["memories"][0]
-    (new,) = post_event("I have decided to sell the boat.")["memories"]
-    assert new["action"] != "updated"
-    assert Memory.objects.get(pk=old["id"]).status == Status.ACTIVE
+def test_a_decision_about_another_thing_leaves_the_first_alone(personas, said_later):
+    action, status = said_later(
+        "I have decided to sell the car.", "I have decided to sell the boat."
+    )
+    assert action != "updated"
+    assert status == Status.ACTIVE
