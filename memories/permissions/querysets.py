@@ -3,6 +3,8 @@ row."""
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from django.db.models import Model, Q, QuerySet
 
 from memories.models import (
@@ -26,6 +28,7 @@ from memories.models import (
     Tenant,
     Tier,
 )
+from memories.models.records import MemoryQuerySet
 from memories.permissions.roles import (
     ADVISE_CLIENT,
     DECIDE_REVIEW,
@@ -36,6 +39,7 @@ from memories.permissions.roles import (
     SEE_ALL_CLIENTS,
     VIEW_MEMBERS,
     VIEW_OPERATIONS,
+    TenantRef,
     _roles,
     _tenant_id,
     role_in,
@@ -127,16 +131,19 @@ def _memory_q(user, tenant, prefix: str = "") -> Q | None:
     return q
 
 
-def _filter(queryset: QuerySet, q: Q | None) -> QuerySet:
+_QS = TypeVar("_QS", bound=QuerySet)
+
+
+def _filter(queryset: _QS, q: Q | None) -> _QS:
     return queryset.none() if q is None else queryset.filter(q)
 
 
-def clients_visible_to(user, tenant: Tenant | None = None) -> QuerySet[Client]:
+def clients_visible_to(user, tenant: TenantRef | None = None) -> QuerySet[Client]:
     """The clients ``user`` may see, in ``tenant`` or (None) in every tenant of theirs."""
     return _filter(Client.objects.all(), _client_q(user, tenant))
 
 
-def memories_visible_to(user, tenant: Tenant | None = None) -> QuerySet[Memory]:
+def memories_visible_to(user, tenant: TenantRef | None = None) -> MemoryQuerySet:
     """The memories ``user`` may see (any status; callers add ``.live()`` for answers)."""
     return _filter(Memory.objects.all(), _memory_q(user, tenant))
 
@@ -158,7 +165,7 @@ def _tenant_only_q(user, tenant, *, permission: str, own: str | None = None) -> 
     return q
 
 
-def scoped(user, queryset: QuerySet, tenant: Tenant | None = None) -> QuerySet:
+def scoped(user, queryset: QuerySet, tenant: TenantRef | None = None) -> QuerySet:
     """``queryset`` filtered to the rows ``user`` may see, for any tenant data model
     (admin changelists, exports, pages). Models of other apps that hang off a client
     (profiles, review items) are scoped by their client; a model this function does not
@@ -227,6 +234,8 @@ def _raw_q(user, tenant, model) -> Q | None:
         if READ_MEMORY not in ROLE_PERMISSIONS[role]:
             continue
         part = _client_q(user, tenant_id, "client__")
+        # The role reads memory, so it sees some of the tenant's clients.
+        assert part is not None
         if role == Role.ADVISOR:
             part = part | Q(tenant_id=tenant_id, **{own: user})
         q = part if q is None else q | part

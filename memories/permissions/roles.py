@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TypeAlias
+from uuid import UUID
+
 from memories.models import (
     Membership,
     Role,
     Tenant,
 )
+
+# A tenant, or only its id: the role lookups need no more than the id, and callers that
+# hold an object with ``tenant_id`` pass that rather than load the tenant.
+TenantRef: TypeAlias = "Tenant | UUID"
 
 # --- Named permissions ---------------------------------------------------------------
 
@@ -79,11 +86,11 @@ def role_remember(user, tenant: Tenant, role: str | None) -> None:
     user.__dict__["_memoryhub_roles"] = {tenant.pk: role} if role else {}
 
 
-def _tenant_id(tenant) -> object:
+def _tenant_id(tenant: TenantRef) -> UUID:
     return tenant.pk if isinstance(tenant, Tenant) else tenant
 
 
-def role_in(user, tenant: Tenant) -> str | None:
+def role_in(user, tenant: TenantRef) -> str | None:
     """The user's role in ``tenant`` (superusers are ADMIN everywhere), or None."""
     if user is None or not user.is_authenticated or not user.is_active:
         return None
@@ -92,10 +99,10 @@ def role_in(user, tenant: Tenant) -> str | None:
     return _roles(user).get(_tenant_id(tenant))
 
 
-def has_perm(user, tenant: Tenant, permission: str) -> bool:
+def has_perm(user, tenant: TenantRef, permission: str) -> bool:
     """Whether ``user``'s role in ``tenant`` carries the named ``permission``."""
     return permission in ROLE_PERMISSIONS.get(role_in(user, tenant) or "", frozenset())
 
 
-def is_read_only(user, tenant: Tenant) -> bool:
+def is_read_only(user, tenant: TenantRef) -> bool:
     return role_in(user, tenant) in READ_ONLY_ROLES
