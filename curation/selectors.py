@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 from curation.models import ReviewItem
 from memories.conf import setting
@@ -33,12 +34,13 @@ def with_evidence(items: list[ReviewItem]) -> list[ReviewItem]:
     return items
 
 
-def score_components(components: dict) -> list[dict]:
+def score_components(components: dict) -> list[dict[str, Any]]:
     """A promotion score's components as rows: name, value (0–1, with a bar), the weight
     it has in the score (PROMOTION_WEIGHTS) and its contribution; then the counts the
     scorer kept beside them (restatements, reads, sessions) as plain text."""
     weights = setting("PROMOTION_WEIGHTS")
-    scored, counts = [], []
+    scored: list[dict[str, Any]] = []
+    counts: list[dict[str, Any]] = []
     for name, raw in (components or {}).items():
         if isinstance(raw, dict):
             value = raw.get("value", raw.get("score"))

@@ -166,6 +166,9 @@ class ApiKey(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
 
+    # Not a column: the user's role in the tenant, set by api_key_verify.
+    member_role: str | None
+
     class Meta:
         ordering = ["-created_at"]
         verbose_name = "API key"

@@ -9,6 +9,7 @@ import hashlib
 import hmac
 import secrets
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
@@ -117,11 +118,13 @@ def _key_with_owner(prefix: str) -> ApiKey | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    models, start = [], 0
+    models: list[Any] = []
+    start = 0
     for model in (ApiKey, Tenant, get_user_model()):
         names = _attnames(model)
         models.append(model.from_db(connection.alias, names, row[start : start + len(names)]))
         start += len(names)
+    key: ApiKey
     key, key.tenant, key.user = models
     key.member_role = row[start]
     return key
