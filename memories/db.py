@@ -5,7 +5,9 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from django.db import connection, transaction
-from django.db.backends.postgresql.base import ServerBindingCursor
+from django.db.backends.postgresql.base import (  # type: ignore[attr-defined]  # not in the stubs
+    ServerBindingCursor,
+)
 from psycopg.pq import Format
 
 

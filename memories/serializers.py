@@ -92,7 +92,8 @@ def _has_nul(value) -> bool:
 class EventInSerializer(StrictSerializer):
     client = StrictCharField(max_length=200)
     session = StrictCharField(max_length=200, required=False, default="")
-    source = serializers.ChoiceField(choices=EventSource.choices, default=EventSource.CHAT)
+    # Does not shadow Field.source: DRF's metaclass takes declared fields off the class.
+    source = serializers.ChoiceField(choices=EventSource.choices, default=EventSource.CHAT)  # type: ignore[assignment]
     speaker = StrictCharField(max_length=100, required=False, default="")
     content = StrictCharField(
         trim_whitespace=False,
@@ -180,7 +181,8 @@ class EventOutSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     client = serializers.CharField(source="client.external_ref")
     session = serializers.CharField(source="session.external_ref", default=None, allow_null=True)
-    source = serializers.CharField()
+    # Does not shadow Field.source: DRF's metaclass takes declared fields off the class.
+    source = serializers.CharField()  # type: ignore[assignment]
     speaker = serializers.CharField()
     content = serializers.CharField()
     observed_at = serializers.DateTimeField()
@@ -411,7 +413,8 @@ class MemoryListInSerializer(StrictSerializer):
 class ErrorBodySerializer(serializers.Serializer):
     code = serializers.CharField()
     message = serializers.CharField()
-    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    # Does not shadow Serializer.fields: DRF's metaclass takes declared fields off the class.
+    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))  # type: ignore[assignment]
 
 
 class ErrorSerializer(serializers.Serializer):
