@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from django import forms
 
 from curation.models import ReviewItem
@@ -28,12 +30,13 @@ class DecisionForm(forms.Form):
     def __init__(self, *args, item_type: str, **kwargs):
         super().__init__(*args, **kwargs)
         self.item_type = item_type
-        self.fields["decision"].choices = (
+        cast(forms.ChoiceField, self.fields["decision"]).choices = (
             CONFLICT_CHOICES if item_type == ReviewItem.Type.CONFLICT else PROMOTION_CHOICES
         )
 
     def clean(self):
-        data = super().clean()
+        # The stubs allow None (an override may return it); Form.clean returns cleaned_data.
+        data = cast(dict[str, Any], super().clean())
         if data.get("decision") == ReviewItem.Decision.REJECT and not data.get("reason"):
             self.add_error("reason", "Say why you reject it: the reason goes in the audit trail.")
         return data
@@ -51,4 +54,4 @@ class BulkDecisionForm(DecisionForm):
 
     def __init__(self, *args, items, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["items"].queryset = items
+        cast(forms.ModelMultipleChoiceField, self.fields["items"]).queryset = items

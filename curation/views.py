@@ -22,7 +22,7 @@ from memories.api_errors import DomainError
 
 ITEMS_PER_PAGE = 10
 RECENT_DECISIONS = 8
-OUTCOMES = {
+OUTCOMES: dict[str, str] = {
     ReviewItem.Decision.ACCEPT_NEW: "The new statement was accepted; the old one is "
     "superseded and no longer appears in search.",
     ReviewItem.Decision.KEEP_OLD: "The old statement was kept; the new one is rejected "
@@ -106,7 +106,8 @@ def review_decide_view(request, item_id):
         except DomainError as exc:
             error = exc.message
     else:
-        error = " ".join(e for errors in form.errors.values() for e in errors)
+        # An ErrorList yields its messages as str; the stubs type the items it stores.
+        error = " ".join(e for errors in form.errors.values() for e in errors)  # type: ignore[misc]
     if request.htmx:
         item = ReviewItem.objects.select_related(
             "client", "memory", "other_memory", "decided_by"
@@ -160,7 +161,8 @@ def review_bulk(request):
             else:
                 results.append((decided, _outcome(decided)))
     else:
-        error = " ".join(e for errors in form.errors.values() for e in errors)
+        # An ErrorList yields its messages as str; the stubs type the items it stores.
+        error = " ".join(e for errors in form.errors.values() for e in errors)  # type: ignore[misc]
     if request.htmx:
         context = _queue(request, item_type, bulk_results=results, bulk_error=error, oob=True)
         return render(request, "curation/review_queue.html#queue", context)

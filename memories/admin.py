@@ -10,6 +10,8 @@ client's words are read in the app's pages, through the permissions of the perso
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django import forms
 from django.contrib import admin, messages
 from django.utils import timezone
@@ -41,7 +43,14 @@ def shown(obj, text: str) -> str:
     return SEALED_PLACEHOLDER if obj.tenant.encrypted else text
 
 
-class ScopedAdminMixin:
+if TYPE_CHECKING:
+    # What the mixin's super() calls reach: a ModelAdmin, or an inline (no list filter).
+    _AdminBase = admin.ModelAdmin
+else:
+    _AdminBase = object
+
+
+class ScopedAdminMixin(_AdminBase):
     """Querysets, foreign-key choices and the tenant list filter go through
     ``permissions.scoped`` (a no-op for superusers). Sealed fields are deferred, and left
     out of an encrypted tenant's row page."""
@@ -151,7 +160,8 @@ class MembershipAdmin(ScopedAdmin):
 
 
 @admin.register(models.Client)
-class ClientAdmin(ScopedAdminMixin, GuardedModelAdmin):
+# guardian annotates change_form_template as str, django-stubs as a ClassVar that may be None.
+class ClientAdmin(ScopedAdminMixin, GuardedModelAdmin):  # type: ignore[misc]
     list_display = ["__str__", "external_ref", "tenant", "user", "family_parent", "created_at"]
     list_filter = ["tenant"]
     search_fields = ["external_ref", "display_name"]
@@ -250,8 +260,7 @@ class EvidenceInline(ScopedAdminMixin, admin.TabularInline):
     model = models.Evidence
     fk_name = "memory"
     extra = 0
-    fields = ["event", "role", "action", "related", "created_at"]
-    readonly_fields = fields
+    fields = readonly_fields = ("event", "role", "action", "related", "created_at")
     can_delete = False
 
     def has_add_permission(self, request, obj=None):
@@ -262,8 +271,7 @@ class RelationInline(ScopedAdminMixin, admin.TabularInline):
     model = models.Relation
     fk_name = "source"
     extra = 0
-    fields = ["type", "target", "confidence", "reason", "created_at"]
-    readonly_fields = fields
+    fields = readonly_fields = ("type", "target", "confidence", "reason", "created_at")
     can_delete = False
     verbose_name_plural = "relations (this memory → other)"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from django.core.exceptions import PermissionDenied
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
@@ -53,7 +55,8 @@ class BaseApiView(APIView):
     read_methods: tuple[str, ...] = ("GET", "HEAD", "OPTIONS")
 
     def check_throttles(self, request):
-        for throttle in self.get_throttles():
+        throttles = cast(list[ReadRateThrottle | WriteRateThrottle], self.get_throttles())
+        for throttle in throttles:
             if not throttle.allow_request(request, self):
                 raise exceptions.Throttled(
                     wait=throttle.wait(),

@@ -17,7 +17,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 class DomainError(Exception):
     """Raised by services for a request that cannot be carried out as asked."""
 
-    status_code = status.HTTP_400_BAD_REQUEST
+    status_code: int = status.HTTP_400_BAD_REQUEST
     code = "invalid"
 
     def __init__(self, message: str, *, fields: dict | None = None, code: str | None = None):

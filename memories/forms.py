@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, time
+from typing import Any, cast
 
 from django import forms
 from django.utils import timezone
@@ -38,7 +39,8 @@ class MemoryFilterForm(forms.Form):
     page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
 
     def clean(self):
-        data = super().clean()
+        # The stubs allow None (an override may return it); Form.clean returns cleaned_data.
+        data = cast(dict[str, Any], super().clean())
         since, until = data.get("since"), data.get("until")
         if since and until and since > until:
             self.add_error("until", "The end date is before the start date: swap them.")
@@ -54,7 +56,7 @@ class MemoryFilterForm(forms.Form):
 
     def filters(self, *, readable_tiers: tuple[str, ...] = ()) -> Filters:
         data = self.cleaned_data
-        tier = (data["tier"],) if data.get("tier") else ()
+        tier: tuple[str, ...] = (data["tier"],) if data.get("tier") else ()
         if readable_tiers:
             tier = tuple(t for t in tier if t in readable_tiers) or readable_tiers
         status = data.get("status") or STATUS_LIVE

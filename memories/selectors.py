@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any, TypedDict
 
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+
+class _Provider(TypedDict):
+    model: str
+    dimension: int
+    key_setting: str | None  # the setting that holds its API key; None: needs none
+
+
 # Known providers: the chain in settings.MEMORYHUB_EMBEDDING_PROVIDERS picks from these.
-EMBEDDING_PROVIDERS = {
+EMBEDDING_PROVIDERS: dict[str, _Provider] = {
     "local": {"model": "all-MiniLM-L6-v2", "dimension": 384, "key_setting": None},
     "voyage": {"model": "voyage-3-large", "dimension": 1024, "key_setting": "VOYAGE_API_KEY"},
     "openai-large": {
@@ -104,7 +112,7 @@ def queue_status() -> dict:
 
 
 def health_report() -> dict:
-    report = {"status": "ok"}
+    report: dict[str, Any] = {"status": "ok"}
     try:
         report.update(database_status())
     except Exception as exc:

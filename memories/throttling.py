@@ -52,6 +52,7 @@ class _KindThrottle(SimpleRateThrottle):
         if self.rate is None:
             return True
         self.num_requests, self.duration = self.parse_rate(self.rate)
+        assert self.num_requests is not None and self.duration is not None  # a rate is set
         now = time.time()
         window = int(now // self.duration) * self.duration
         hits, previous = _hit(self.get_cache_key(request, view), window, self.duration)
@@ -72,6 +73,7 @@ class _KindThrottle(SimpleRateThrottle):
         return f"memoryhub:throttle:{self.scope}:{ident}"
 
     def describe(self) -> str:
+        assert self.duration is not None  # only a refused request is described
         period = _PERIODS.get(self.duration, f"{self.duration} s")
         return f"{self.num_requests} {self.scope} requests per {period}"
 

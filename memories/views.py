@@ -154,6 +154,7 @@ def _tier_context(user, memory, form=None, **extra) -> dict:
 def memory_tier(request, memory_id):
     """Tier override by a supervisor (the same service the tier jobs use)."""
     memory = permissions.memory_for_tier_override(request.user, None, memory_id)
+    form: TierForm | None  # None once saved: the panel then shows a fresh form
     form = TierForm(request.POST)
     error = notice = ""
     if form.is_valid():

@@ -16,6 +16,10 @@ import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dj_database_url import DBConfig
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +35,7 @@ class EmbeddedServer:
     socket_dir: Path
     port: int
 
-    def django_database(self, name: str = DATABASE_NAME) -> dict:
+    def django_database(self, name: str = DATABASE_NAME) -> DBConfig:
         return {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": name,

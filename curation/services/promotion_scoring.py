@@ -287,6 +287,7 @@ def _auto_approve(items: list[ReviewItem], counts: JobCounts) -> None:
     )
     for item in items:
         above = policies.get(item.tenant_id)
+        assert item.score is not None  # _open_items scored every item
         if above is not None and item.score >= above:
             promotion_decide(
                 item=item,

@@ -62,6 +62,8 @@ class _SealedAttribute(DeferredAttribute):
     """A data descriptor, so it sees values already in the instance dict: a sealed value
     there (from a raw row) is opened on first read and kept open."""
 
+    field: SealedTextField | SealedJSONField
+
     def __get__(self, instance, cls=None):
         if instance is None:
             return self

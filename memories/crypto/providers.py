@@ -95,6 +95,7 @@ class LocalKeyProvider:
 
     def wrap(self, key: bytes) -> tuple[bytes, str]:
         version = self.current_version
+        assert self._current is not None  # current_version raised otherwise
         nonce = os.urandom(12)
         return nonce + AESGCM(self._current).encrypt(nonce, key, _WRAP_AAD), version
 

@@ -10,17 +10,21 @@ in the database, so it is refused for a sealed field whoever the rows belong to.
 from __future__ import annotations
 
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
 
 from django.db import models, transaction
 from django.db.models import Value
 
 from memories.crypto import keys, switch
 
+if TYPE_CHECKING:
+    from memories.crypto.fields import SealedJSONField, SealedTextField
+
 # bulk_update seals each object's values itself, then updates with CASE expressions.
 _presealed: ContextVar[bool] = ContextVar("memoryhub_presealed", default=False)
 
 
-def _sealed_fields(model) -> dict[str, models.Field]:
+def _sealed_fields(model) -> dict[str, SealedTextField | SealedJSONField]:
     from memories.crypto.fields import SealedJSONField, SealedTextField
 
     return {

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import sys
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -100,7 +101,11 @@ def _progress(done: int, total: int, label: str, stream) -> None:
 
 
 def evaluate(
-    *, dataset: dict, k: int = 10, weightings: dict[str, dict] | None = None, progress=sys.stderr
+    *,
+    dataset: dict,
+    k: int = 10,
+    weightings: Mapping[str, dict[str, float] | None] | None = None,
+    progress=sys.stderr,
 ) -> dict:
     """Scores per system ({"memoryhub[...]": summary, "bm25": …, "dense": …})."""
     weightings = weightings or {"memoryhub": None}
@@ -119,7 +124,7 @@ def _run(dataset, k, weightings, progress) -> dict:
     clients = dataset["clients"]
     chain = embeddings.get_chain()
     scores = {name: Score() for name in [*weightings, "bm25", "dense"]}
-    per_language = {name: {} for name in scores}
+    per_language: dict[str, dict[str, Score]] = {name: {} for name in scores}
 
     for number, spec in enumerate(clients, start=1):
         language = spec["language"]

@@ -321,11 +321,12 @@ def _episode_output(members: list[dict], events: list[Event]) -> dict:
     else a fact; worded as the seed episode without its days."""
     sources = Counter(e.source for e in events)
     top = sources.most_common(1)[0][0] if sources else EventSource.CHAT
-    kind, category = {
+    by_source: dict[str, tuple[str, str]] = {
         EventSource.DECISION: (Kind.DECISION, ""),
         EventSource.TOOL: (Kind.PROCEDURAL, ""),
         EventSource.OBSERVATION: (Kind.PROCEDURAL, ""),
-    }.get(top, (Kind.SEMANTIC, Category.FACT))
+    }
+    kind, category = by_source.get(top, (Kind.SEMANTIC, Category.FACT))
     return {
         "kind": kind,
         "category": category,

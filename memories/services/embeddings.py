@@ -15,7 +15,7 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, cast
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -73,7 +73,8 @@ class VoyageProvider:
             result = self._client.embed(texts, model=self.model, input_type=input_type)
         except Exception as exc:
             raise EmbeddingError(f"voyage: {exc}") from exc
-        return result.embeddings
+        # Integer lists come back only for an integer output_dtype, which is not asked for.
+        return cast(list[list[float]], result.embeddings)
 
 
 class OpenAIProvider:

@@ -61,7 +61,7 @@ def tenant_vectors_drop(*, tenant: Tenant) -> int:
     return deleted
 
 
-def sealed_models() -> list[tuple[type[models.Model], list[models.Field]]]:
+def sealed_models() -> list[tuple[type[models.Model], list[SealedTextField | SealedJSONField]]]:
     """Every model with sealed fields, and those fields (they all have tenant and client)."""
     found = []
     for model in apps.get_models():

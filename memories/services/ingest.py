@@ -227,7 +227,7 @@ def _store_events(prepared: list[_Prepared], clients: dict[str, Client], user):
             client_id__in={c for c, _ in refs}, external_id__in={e for _, e in refs}
         ).select_related("client", "session"):
             known[(event.client_id, event.external_id)] = event
-    sessions: dict[tuple, object] = {}
+    sessions: dict[tuple, Session] = {}
     stored, new = [], []
     for p in prepared:
         item, client = p.item, clients[p.item.client]
@@ -304,6 +304,7 @@ class _Run:
             neighbours=neighbours,
         )
         if verdict.action == "deduplicated":
+            assert verdict.memory is not None  # judge names the memory a statement repeats
             outcome = self._restate(verdict.memory, event)
         else:
             outcome = self._add(candidate, vector, verdict, client=client, event=event, item=item)

@@ -96,7 +96,7 @@ def jobs_run_all(*, tenant_id=None) -> list[JobRun]:
 
 
 def job_summary(run: JobRun) -> str:
-    scope = run.tenant.slug if run.tenant_id else "all tenants"
+    scope = run.tenant.slug if run.tenant is not None else "all tenants"
     counts = ", ".join(f"{key}={value}" for key, value in sorted(run.counts.items())) or "nothing"
     line = f"{run.job} [{scope}] {run.outcome} in {run.duration_ms} ms: {counts}"
     if run.error:

@@ -13,8 +13,10 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Callable
+from typing import Any, cast
 
 from django.db import DataError, IntegrityError, transaction
+from django.db.models import Model
 from django.utils.dateparse import parse_datetime
 
 from memories.api_errors import Conflict, DomainError
@@ -205,7 +207,7 @@ def document_parse(data) -> dict:
             fields={"format": [f"must be {FORMAT!r}"]},
         )
     errors: dict[str, list[str]] = {}
-    doc = {"client": _object(data.get("client"), CLIENT, "client", errors)}
+    doc: dict[str, Any] = {"client": _object(data.get("client"), CLIENT, "client", errors)}
     for name, spec in LISTS.items():
         items = data.get(name)
         if not isinstance(items, list):
@@ -283,7 +285,7 @@ def _refuse_taken(tenant: Tenant, doc: dict) -> None:
             "elsewhere.",
             code="client_exists",
         )
-    review_model = Client._meta.get_field("review_items").related_model
+    review_model = cast(type[Model], Client._meta.get_field("review_items").related_model)
     taken = [
         label
         for label, model, ids in (
@@ -293,7 +295,7 @@ def _refuse_taken(tenant: Tenant, doc: dict) -> None:
             ("memories", Memory, [m["id"] for m in doc["memories"]]),
             ("review_items", review_model, [r["id"] for r in doc["review_items"]]),
         )
-        if model.objects.filter(pk__in=ids).exists()
+        if model._default_manager.filter(pk__in=ids).exists()
     ]
     if taken:
         raise Conflict(
@@ -343,7 +345,8 @@ def _import(tenant: Tenant, doc: dict) -> Client:
         Relation(tenant=tenant, **_ids(r, "source", "target")) for r in doc["relations"]
     )
     if "profile" in doc:
-        profile_model = Client._meta.get_field("profile").related_model
+        # django-stubs' plugin types this reverse one-to-one as its descriptor, not a relation.
+        profile_model = Client._meta.get_field("profile").related_model  # type: ignore[attr-defined]
         profile_model.objects.create(tenant=tenant, client=client, **doc["profile"])
     for r in doc["review_items"]:
         client.review_items.create(tenant=tenant, **_ids(r, "memory", "other_memory"))

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memories.conf import setting
-from memories.models import LIVE_STATUSES, Memory, Status
+from memories.models import LIVE_STATUSES, Client, EmbeddingSpace, Memory, Status
 
 COMPONENTS = ("semantic", "text", "recency", "usage", "confidence", "importance", "canonicity")
 CANONICITY = {Status.PROMOTED: 1.0, Status.ACTIVE: 0.6, Status.CANDIDATE: 0.5}
@@ -68,8 +68,8 @@ class Filters:
 class Search:
     """What the statement is built from."""
 
-    client: object
-    space: object  # EmbeddingSpace, or None for a text-only search
+    client: Client
+    space: EmbeddingSpace | None  # None for a text-only search
     vector: object  # the query's vector in ``space``
     words: str  # the query's words, space-separated ('' for none)
     text_config: str | None  # the tenant's regconfig; None: ``words`` are blind tokens
@@ -251,7 +251,8 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
 
 def _filter_sql(filters: Filters, now: datetime) -> tuple[str, list]:
     """WHERE conditions on ``m`` (memories_memory) for ``filters``."""
-    sql, params = [], []
+    sql: list[str] = []
+    params: list[object] = []
     if filters.as_of is not None:
         sql.append("m.created_at <= %s AND (m.invalidated_at IS NULL OR m.invalidated_at > %s)")
         sql.append("(m.expires_at IS NULL OR m.expires_at > %s)")
