@@ -32,6 +32,7 @@ test: install-dev
 lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy memories curation profiles memoryhub
 
 format: install-dev
 	$(BIN)/ruff format .
