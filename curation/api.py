@@ -13,7 +13,7 @@ from memories import api_docs as docs
 from memories import permissions
 from memories.api import BaseApiView, _actor_label, tenant_of
 from memories.api_errors import error_body
-from memories.serializers import StrictCharField, StrictSerializer
+from memories.strict_fields import StrictCharField, StrictSerializer
 
 
 class DecisionInSerializer(StrictSerializer):

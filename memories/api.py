@@ -15,21 +15,23 @@ from rest_framework.views import APIView
 from memories import api_docs as docs
 from memories import permissions
 from memories.models import ApiKey
+from memories.response_shapes import (
+    BatchResultSerializer,
+    HistoryOutSerializer,
+    IngestResultSerializer,
+    MemoryDetailSerializer,
+    MemoryListOutSerializer,
+    SearchOutSerializer,
+)
 from memories.selectors import health_report
 from memories.selectors_memory import evidence_for, relations_of, versions_of
 from memories.serializers import (
     BatchInSerializer,
-    BatchResultSerializer,
     EventInSerializer,
     FeedbackInSerializer,
     ForgetInSerializer,
-    HistoryOutSerializer,
-    IngestResultSerializer,
-    MemoryDetailSerializer,
     MemoryListInSerializer,
-    MemoryListOutSerializer,
     SearchInSerializer,
-    SearchOutSerializer,
     hit_data,
     ingest_result_data,
     memory_detail_data,

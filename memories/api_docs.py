@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
-from memories.serializers import HAS_TEXT, ErrorSerializer
+from memories.response_shapes import ErrorSerializer
 from memories.services.portability import document_schema
+from memories.strict_fields import HAS_TEXT
 
 MEMORY_ID = "0b8f6a52-3c1e-4f55-9a7d-2f4c1e0d9b11"
 OLD_ID = "5d1e2f3a-4b5c-4d6e-8f70-81a2b3c4d5e6"

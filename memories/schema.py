@@ -26,7 +26,7 @@ class StrictSerializerScheme(OpenApiSerializerExtension):
     """Inputs refuse unknown fields (StrictSerializer): the schema says so, so a client
     generated from it, or a fuzzer, knows."""
 
-    target_class = "memories.serializers.StrictSerializer"
+    target_class = "memories.strict_fields.StrictSerializer"
     match_subclasses = True
 
     def map_serializer(self, auto_schema, direction):
@@ -45,7 +45,7 @@ class StrictCharFieldScheme(OpenApiSerializerFieldExtension):
     """A strict string states the text it needs (``pattern``), so a valid-looking request
     that the API would refuse as blank is invalid by the schema too."""
 
-    target_class = "memories.serializers.StrictCharField"
+    target_class = "memories.strict_fields.StrictCharField"
     match_subclasses = True
 
     def map_serializer_field(self, auto_schema, direction):
@@ -58,7 +58,7 @@ class StrictCharFieldScheme(OpenApiSerializerFieldExtension):
 class OneOrManyFieldScheme(OpenApiSerializerFieldExtension):
     """A list that also takes a single value: ``"core"`` or ``["core", "recall"]``."""
 
-    target_class = "memories.serializers.OneOrManyField"
+    target_class = "memories.strict_fields.OneOrManyField"
 
     def map_serializer_field(self, auto_schema, direction):
         many = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)

@@ -10,73 +10,19 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from memories.conf import setting
-from memories.models import EventSource, Kind, RelationType, Status, Tier
+from memories.models import EventSource, Kind, Status, Tier
 from memories.services.text import clean
+from memories.strict_fields import (
+    HAS_TEXT,
+    OneOrManyField,
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    StrictSerializer,
+)
 
 MAX_METADATA_BYTES = 16_384
 FUTURE_TOLERANCE = timedelta(minutes=5)
-
-
-class StrictSerializer(serializers.Serializer):
-    def to_internal_value(self, data):
-        if isinstance(data, dict):
-            unknown = sorted(set(data) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError({name: ["Unknown field."] for name in unknown})
-        return super().to_internal_value(data)
-
-
-# What the schema says a non-blank string must contain (the fields trim what Python calls
-# whitespace), and what content must contain once cleaned (control characters are blank
-# too). Spelled out, not \s: JSON Schema's regular expressions are ECMA-262's, whose \s is
-# not Python's.
-_PY_SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-NOT_BLANK = f"[^{_PY_SPACE}]"
-HAS_TEXT = f"[^\\x00-\\x1f\\x7f{_PY_SPACE}]"
-
-
-class StrictCharField(serializers.CharField):
-    """A string, not a number that happens to convert to one. ``pattern`` is what the
-    OpenAPI schema states about its text (memories/schema.py); a required, trimmed field
-    says it must hold more than whitespace."""
-
-    def __init__(self, *, pattern: str | None = None, **kwargs):
-        super().__init__(**kwargs)
-        if pattern is None and not self.allow_blank and self.trim_whitespace:
-            pattern = NOT_BLANK
-        self.schema_pattern = pattern
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-class StrictBooleanField(serializers.BooleanField):
-    """JSON true or false, not 0, 1 or "yes"."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, bool):
-            self.fail("invalid", input=data)
-        return data
-
-
-class StrictIntegerField(serializers.IntegerField):
-    """A JSON integer, not "5" or 5.0 (query strings use IntegerField)."""
-
-    def to_internal_value(self, data):
-        if isinstance(data, bool) or not isinstance(data, int):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-class OneOrManyField(serializers.ListField):
-    """A list, or a single value standing for a list of one: ``{"tier": "core"}``."""
-
-    def to_internal_value(self, data):
-        if isinstance(data, str):
-            data = [data]
-        return super().to_internal_value(data)
 
 
 def _has_nul(value) -> bool:
@@ -405,100 +351,3 @@ class MemoryListInSerializer(StrictSerializer):
     limit = serializers.IntegerField(min_value=1, max_value=200, default=20)
     kind = serializers.ChoiceField(choices=Kind.choices, required=False)
     tier = serializers.ChoiceField(choices=Tier.choices, required=False)
-
-
-# --- Response shapes, for the OpenAPI schema (the views write these dicts directly). ---
-
-
-class ErrorBodySerializer(serializers.Serializer):
-    code = serializers.CharField()
-    message = serializers.CharField()
-    # Does not shadow Serializer.fields: DRF's metaclass takes declared fields off the class.
-    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))  # type: ignore[assignment]
-
-
-class ErrorSerializer(serializers.Serializer):
-    error = ErrorBodySerializer()
-
-
-class IngestResultSerializer(serializers.Serializer):
-    event = EventOutSerializer()
-    memories = OutcomeSerializer(many=True)
-
-
-class BatchResultSerializer(serializers.Serializer):
-    results = IngestResultSerializer(many=True)
-
-
-class SearchOutSerializer(serializers.Serializer):
-    results = SearchHitSerializer(many=True)
-
-
-class RelatedMemorySerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    content = serializers.CharField()
-    status = serializers.ChoiceField(choices=Status.choices)
-
-
-class RelationOutSerializer(serializers.Serializer):
-    type = serializers.ChoiceField(choices=RelationType.choices)
-    direction = serializers.ChoiceField(choices=["in", "out"])
-    memory = RelatedMemorySerializer()
-
-
-class MemoryEvidenceSerializer(EvidenceOutSerializer):
-    role = serializers.ChoiceField(choices=["extracted", "restated", "consolidated"])
-
-
-class MemoryDetailSerializer(MemoryBriefSerializer):
-    client = serializers.CharField()
-    title = serializers.CharField()
-    tags = serializers.ListField(child=serializers.CharField())
-    created_at = serializers.DateTimeField()
-    invalidated_at = serializers.DateTimeField(allow_null=True)
-    usage_count = serializers.IntegerField()
-    dup_count = serializers.IntegerField()
-    evidence_count = serializers.IntegerField()
-    is_latest = serializers.BooleanField()
-    evidence = MemoryEvidenceSerializer(many=True)
-    relations = RelationOutSerializer(many=True)
-
-
-class MemoryListOutSerializer(serializers.Serializer):
-    results = MemoryDetailSerializer(many=True)
-
-
-class MemoryVersionSerializer(MemoryDetailSerializer):
-    current = serializers.BooleanField()
-
-
-class HistoryOutSerializer(serializers.Serializer):
-    versions = MemoryVersionSerializer(many=True)
-
-
-class ProfileEntrySerializer(serializers.Serializer):
-    memory = serializers.UUIDField()
-    text = serializers.CharField()
-    kind = serializers.CharField()
-    category = serializers.CharField()
-    confidence = serializers.FloatField()
-    observed_at = serializers.DateTimeField()
-
-
-class ProfileOutSerializer(serializers.Serializer):
-    static = ProfileEntrySerializer(many=True)
-    dynamic = ProfileEntrySerializer(many=True)
-
-
-class CoreOutSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    content = serializers.CharField()
-    kind = serializers.CharField()
-    category = serializers.CharField()
-
-
-class ContextOutSerializer(serializers.Serializer):
-    profile = ProfileOutSerializer()
-    core = CoreOutSerializer(many=True)
-    memories = SearchHitSerializer(many=True)
-    text = serializers.CharField()

@@ -8,7 +8,8 @@ from rest_framework.response import Response
 from memories import api_docs as docs
 from memories import permissions
 from memories.api import BaseApiView, tenant_of
-from memories.serializers import ContextInSerializer, ContextOutSerializer, hit_data
+from memories.response_shapes import ContextOutSerializer
+from memories.serializers import ContextInSerializer, hit_data
 from profiles.services.context import context_build
 
 
