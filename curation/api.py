@@ -11,7 +11,7 @@ from curation.models import ReviewItem
 from curation.services.review import review_decide
 from memories import api_docs as docs
 from memories import permissions
-from memories.api import BaseApiView, _actor_label, tenant_of
+from memories.api_base import BaseApiView, actor_label, tenant_of
 from memories.api_errors import error_body
 from memories.strict_fields import StrictCharField, StrictSerializer
 
@@ -103,7 +103,7 @@ class ReviewDecideApi(BaseApiView):
             decision=serializer.validated_data["decision"],
             reason=serializer.validated_data["reason"],
             actor=request.user,
-            actor_label=_actor_label(request),
+            actor_label=actor_label(request),
         )
         if item.state == ReviewItem.State.OBSOLETE:
             return Response(

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from typing import cast
-
-from django.core.exceptions import PermissionDenied
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import exceptions
 from rest_framework import permissions as drf_permissions
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from memories import api_docs as docs
 from memories import permissions
+from memories.api_base import BaseApiView, actor_label, tenant_of
 from memories.models import ApiKey
 from memories.response_shapes import (
     BatchResultSerializer,
@@ -36,35 +32,10 @@ from memories.serializers import (
     ingest_result_data,
     memory_detail_data,
 )
-from memories.services.erasure import client_erase
-from memories.services.export import client_export
 from memories.services.ingest import EventInput, event_ingest, events_ingest
 from memories.services.lifecycle import memory_feedback, memory_forget
-from memories.services.portability import client_import
 from memories.services.retrieval import Filters, memories_search
-from memories.throttling import ReadRateThrottle, WriteRateThrottle
 from memories.tools import TOOLS
-
-
-class BaseApiView(APIView):
-    """Every API view: authentication (API key, or a browser session with its CSRF
-    check), permissions (authenticated; each view then asks ``memories.permissions``),
-    throttling per API key with separate read and write budgets, and the one error
-    format (``memories.api_errors``). A view whose POST only reads (search, context)
-    lists it in ``read_methods``, so it spends the read budget."""
-
-    throttle_classes = [ReadRateThrottle, WriteRateThrottle]
-    read_methods: tuple[str, ...] = ("GET", "HEAD", "OPTIONS")
-
-    def check_throttles(self, request):
-        throttles = cast(list[ReadRateThrottle | WriteRateThrottle], self.get_throttles())
-        for throttle in throttles:
-            if not throttle.allow_request(request, self):
-                raise exceptions.Throttled(
-                    wait=throttle.wait(),
-                    detail=f"Too many requests for this API key: the limit is "
-                    f"{throttle.describe()}.",
-                )
 
 
 class HealthApi(BaseApiView):
@@ -98,23 +69,6 @@ class HealthApi(BaseApiView):
         return Response(report, status=status)
 
 
-def tenant_of(request):
-    key = request.auth
-    if isinstance(key, ApiKey):
-        return key.tenant
-    tenants = {m.tenant for m in request.user.memberships.select_related("tenant")}
-    if len(tenants) != 1:
-        raise PermissionDenied("Use an API key: it says which tenant the request is for.")
-    return tenants.pop()
-
-
-def _actor_label(request) -> str:
-    key = request.auth
-    if isinstance(key, ApiKey):
-        return f"{request.user.get_username()} (key {key.prefix})"
-    return request.user.get_username()
-
-
 def _event_input(data: dict) -> EventInput:
     return EventInput(**data)
 
@@ -139,7 +93,7 @@ class EventsApi(BaseApiView):
             user=request.user,
             tenant=tenant_of(request),
             item=_event_input(serializer.validated_data),
-            actor_label=_actor_label(request),
+            actor_label=actor_label(request),
         )
         headers = {} if result.created else {"Idempotent-Replayed": "true"}
         return Response(ingest_result_data(result), status=201, headers=headers)
@@ -165,7 +119,7 @@ class EventsBatchApi(BaseApiView):
             user=request.user,
             tenant=tenant_of(request),
             items=[_event_input(item) for item in serializer.validated_data["events"]],
-            actor_label=_actor_label(request),
+            actor_label=actor_label(request),
         )
         return Response({"results": [ingest_result_data(r) for r in results]}, status=201)
 
@@ -242,7 +196,7 @@ class MemoryApi(BaseApiView):
         memory = memory_forget(
             memory=memory,
             actor=request.user,
-            actor_label=_actor_label(request),
+            actor_label=actor_label(request),
             reason=serializer.validated_data["reason"],
         )
         return Response(memory_detail_data(memory, evidence=[], relations=[]))
@@ -326,7 +280,7 @@ class MemoryFeedbackApi(BaseApiView):
             useful=serializer.validated_data["useful"],
             note=serializer.validated_data["note"],
             actor=request.user,
-            actor_label=_actor_label(request),
+            actor_label=actor_label(request),
         )
         return Response(memory_detail_data(memory, evidence=[], relations=[]))
 
@@ -362,75 +316,6 @@ class MemoryHistoryApi(BaseApiView):
                     for v in versions
                 ]
             }
-        )
-
-
-class ClientApi(BaseApiView):
-    """The right to be forgotten: everything held about one client, removed at once."""
-
-    @extend_schema(
-        parameters=[docs.CLIENT_REF_PARAMETER],
-        responses={
-            **docs.ok(OpenApiTypes.OBJECT, "erased; only an audit tombstone remains", docs.ERASED),
-            **docs.errors(401, 403, 404, 429),
-        },
-        summary="Erase a client: events, memories, vectors, profile, review items, key",
-        operation_id="client_erase",
-    )
-    def delete(self, request, ref):
-        client = permissions.client_for_erasure(request.user, tenant_of(request), ref)
-        counts = client_erase(client=client, actor=request.user, actor_label=_actor_label(request))
-        return Response({"erased": {"client": ref, "counts": counts}})
-
-
-class ClientExportApi(BaseApiView):
-    """Portability: everything held about one client, as one JSON document."""
-
-    @extend_schema(
-        parameters=[docs.CLIENT_REF_PARAMETER],
-        responses={
-            **docs.ok(OpenApiTypes.OBJECT, "everything held about the client", docs.CLIENT_EXPORT),
-            **docs.errors(401, 403, 404, 429),
-        },
-        summary="Export everything held about a client (JSON)",
-        operation_id="client_export",
-    )
-    def get(self, request, ref):
-        client = permissions.client_for_export(request.user, tenant_of(request), ref)
-        return Response(client_export(client=client))
-
-
-class ClientImportApi(BaseApiView):
-    """Portability, the way back: a client recreated from its export document."""
-
-    @extend_schema(
-        request=docs.CLIENT_IMPORT_BODY,
-        examples=[docs.CLIENT_IMPORT_REQUEST],
-        description="The body is a document `GET /api/v1/clients/{ref}/export/` answered. "
-        "Beyond the schema: every id is unique in the document and every reference "
-        "(session, evidence event, relation ends, review memories) points to one of its "
-        "own; session references, event external ids, evidence pairs and relation edges "
-        "are unique per client; a relation joins two memories; a conflict review item has "
-        "an other memory, and a decision only when decided.",
-        responses={
-            **docs.ok(OpenApiTypes.OBJECT, "the client is back", docs.IMPORTED, 201),
-            **docs.errors(400, 401, 403, 409, 413, 429),
-        },
-        summary="Import a client from its export (the document the export answered)",
-        operation_id="client_import",
-    )
-    def post(self, request):
-        tenant = tenant_of(request)
-        if not permissions.can_import_client(request.user, tenant):
-            raise PermissionDenied("Only a supervisor may import a client.")
-        client = client_import(
-            tenant=tenant,
-            data=request.data,
-            actor=request.user,
-            actor_label=_actor_label(request),
-        )
-        return Response(
-            {"imported": {"client": client.external_ref, "id": str(client.pk)}}, status=201
         )
 
 

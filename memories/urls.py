@@ -1,7 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from memories import api
+from memories import api, api_clients
 
 app_name = "memories"
 
@@ -19,9 +19,9 @@ api_urlpatterns = [
     ),
     # POST a client's export document to create the client again (no reference in the
     # path, so no client reference can collide with it).
-    path("clients/", api.ClientImportApi.as_view(), name="client-import"),
-    path("clients/<str:ref>/", api.ClientApi.as_view(), name="client"),
-    path("clients/<str:ref>/export/", api.ClientExportApi.as_view(), name="client-export"),
+    path("clients/", api_clients.ClientImportApi.as_view(), name="client-import"),
+    path("clients/<str:ref>/", api_clients.ClientApi.as_view(), name="client"),
+    path("clients/<str:ref>/export/", api_clients.ClientExportApi.as_view(), name="client-export"),
     path("tools/", api.ToolsApi.as_view(), name="tools"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),

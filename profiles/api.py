@@ -7,7 +7,7 @@ from rest_framework.response import Response
 
 from memories import api_docs as docs
 from memories import permissions
-from memories.api import BaseApiView, tenant_of
+from memories.api_base import BaseApiView, tenant_of
 from memories.response_shapes import ContextOutSerializer
 from memories.serializers import ContextInSerializer, hit_data
 from profiles.services.context import context_build
