@@ -14,35 +14,26 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import connection, transaction
-from django.db.models import F
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from memories import permissions
 from memories.conf import setting
 from memories.models import (
-    AuditEntry,
     Client,
     Event,
-    Evidence,
-    Memory,
-    MemoryEmbedding,
-    Relation,
-    RelationType,
     Session,
-    Status,
     Tenant,
 )
 from memories.services import embeddings, extraction, llm_extraction
-from memories.services.audit import audit_entry
+from memories.services.ingest_outcomes import Outcome, OutcomeWriter, stored_outcomes
 from memories.services.normalise import spot_entities
 from memories.services.records import (
-    memory_add,
     session_get_or_create,
     statement_hash,
     stored_attribute,
 )
-from memories.services.relate import LiveIndex, judge, nearest_live, resolve_contradiction
+from memories.services.relate import LiveIndex
 from memories.services.staleness import clients_mark_profile_stale
 from memories.services.tenancy import client_assign_advisor
 from memories.services.text import clean
@@ -65,13 +56,6 @@ class EventInput:
     task_id: str = ""
     run_id: str = ""
     extract_from_assistant: bool = False
-
-
-@dataclass(frozen=True)
-class Outcome:
-    memory: Memory
-    action: str
-    related: Memory | None = None
 
 
 @dataclass(frozen=True)
@@ -106,7 +90,7 @@ def events_ingest(
     with transaction.atomic():
         clients = _resolve_clients(user, tenant, {p.item.client for p in prepared})
         _lock_clients(clients.values())
-        run = _Run(
+        run = OutcomeWriter(
             user=user,
             actor_label=actor_label or str(user),
             space=embeddings.space_for(embedded) if embedded else None,
@@ -122,7 +106,7 @@ def events_ingest(
         results = []
         for p, (event, created) in zip(prepared, stored, strict=True):
             if not created:
-                results.append(IngestResult(event, False, _stored_outcomes(event)))
+                results.append(IngestResult(event, False, stored_outcomes(event)))
                 continue
             client = clients[p.item.client]
             outcomes = [
@@ -275,152 +259,6 @@ def _store_events(prepared: list[_Prepared], clients: dict[str, Client], user):
                 last_event_at=Greatest(Coalesce("last_event_at", observed_at), observed_at)
             )
     return stored
-
-
-class _Run:
-    """What one ingest call writes besides the events; evidence and audit go in bulk."""
-
-    def __init__(self, *, user, actor_label: str, space, index: LiveIndex):
-        self.user, self.actor_label, self.space, self.index = user, actor_label, space, index
-        self.evidence: list[Evidence] = []
-        self.audit: list[AuditEntry] = []
-        self.conflicts: list[int] = []
-
-    def apply(self, candidate, vector, *, client: Client, event: Event, item) -> Outcome:
-        space = self.space if vector is not None else None
-
-        def neighbours():
-            return nearest_live(client_id=client.pk, space=space, vector=vector) if space else []
-
-        verdict = judge(
-            index=self.index,
-            client=client,
-            content_hash=statement_hash(client.tenant, candidate.content),
-            content=candidate.content,
-            kind=candidate.kind,
-            attribute=stored_attribute(client.tenant, candidate.attribute),
-            value=candidate.value,
-            negated=candidate.negated,
-            neighbours=neighbours,
-        )
-        if verdict.action == "deduplicated":
-            assert verdict.memory is not None  # judge names the memory a statement repeats
-            outcome = self._restate(verdict.memory, event)
-        else:
-            outcome = self._add(candidate, vector, verdict, client=client, event=event, item=item)
-        self.audit.append(
-            audit_entry(
-                tenant_id=client.tenant_id,
-                actor=self.user,
-                actor_label=self.actor_label,
-                action=f"memory.{outcome.action}",
-                object_type="memory",
-                object_id=outcome.memory.pk,
-                data={"event": str(event.pk)}
-                | ({"related": str(outcome.related.pk)} if outcome.related else {}),
-            )
-        )
-        return outcome
-
-    def _add(self, candidate, vector, verdict, *, client, event, item) -> Outcome:
-        action, related = verdict.action, verdict.memory
-        if action == "contradiction":
-            action = resolve_contradiction(
-                old=related,
-                confidence=candidate.confidence,
-                observed_at=event.observed_at,
-                policy=client.tenant.conflict_policy,
-            )
-        embedded = vector is not None and self.space is not None
-        memory = memory_add(
-            client=client,
-            kind=candidate.kind,
-            category=candidate.category,
-            content=candidate.content,
-            confidence=candidate.confidence,
-            importance=candidate.importance,
-            observed_at=event.observed_at,
-            expires_at=candidate.expires_at,
-            session=event.session,
-            source_ref=f"event:{event.pk}",
-            origin_agent=item.agent,
-            attribute=candidate.attribute,
-            attribute_value=candidate.value,
-            negated=candidate.negated,
-            language=candidate.language,
-            tags=candidate.tags,
-            evidence=[event],
-            link_evidence=False,
-            needs_embedding=not embedded and client.tenant.vector_search_enabled,
-        )
-        self.index.add(memory)
-        self.evidence.append(Evidence(memory=memory, event=event, action=action, related=related))
-        if embedded:
-            MemoryEmbedding.objects.create(
-                memory=memory,
-                space=self.space,
-                tenant_id=client.tenant_id,
-                client=client,
-                vector=vector,
-            )
-        if related is not None:
-            relation = Relation.objects.create(
-                tenant_id=client.tenant_id,
-                source=memory,
-                target=related,
-                type=_RELATION_OF[action],
-                confidence=verdict.similarity or 1.0,
-            )
-            if action == "updated":
-                self.index.discard(related)
-                related.status, related.invalidated_at = Status.SUPERSEDED, timezone.now()
-                related.status_reason = f"updated by {memory.pk}"
-                Memory.objects.filter(pk=related.pk).update(
-                    status=related.status,
-                    invalidated_at=related.invalidated_at,
-                    status_reason=related.status_reason,
-                )
-            elif action == "conflict":
-                self.conflicts.append(relation.pk)
-        return Outcome(memory, action, related)
-
-    def _restate(self, memory: Memory, event: Event) -> Outcome:
-        """The client said it again: no new row; counters, recency and evidence move."""
-        if any(e.memory_id == memory.pk and e.event_id == event.pk for e in self.evidence):
-            return Outcome(memory, "deduplicated")  # twice in one event counts once
-        Memory.objects.filter(pk=memory.pk).update(
-            dup_count=F("dup_count") + 1,
-            last_seen_at=Greatest(F("last_seen_at"), event.observed_at),
-            evidence_count=F("evidence_count") + 1,
-        )
-        memory.dup_count += 1
-        memory.evidence_count += 1
-        memory.last_seen_at = max(memory.last_seen_at, event.observed_at)
-        self.evidence.append(
-            Evidence(memory=memory, event=event, role=Evidence.Role.RESTATED, action="deduplicated")
-        )
-        return Outcome(memory, "deduplicated")
-
-    def flush(self) -> None:
-        Evidence.objects.bulk_create(self.evidence)
-        AuditEntry.objects.bulk_create(self.audit)
-
-
-_RELATION_OF = {
-    "updated": RelationType.UPDATES,
-    "conflict": RelationType.CONFLICTS_WITH,
-    "extended": RelationType.EXTENDS,
-}
-
-
-def _stored_outcomes(event: Event) -> list[Outcome]:
-    evidence = (
-        Evidence.objects.filter(event=event)
-        .exclude(action="")
-        .select_related("memory", "related")
-        .order_by("created_at", "id")
-    )
-    return [Outcome(e.memory, e.action, e.related) for e in evidence]
 
 
 def _enqueue_conflict_reviews(relation_ids: list[int]) -> None:
