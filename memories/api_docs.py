@@ -8,7 +8,7 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
 from memories.response_shapes import ErrorSerializer
-from memories.services.portability import document_schema
+from memories.services.export_document import document_schema
 from memories.strict_fields import HAS_TEXT
 
 MEMORY_ID = "0b8f6a52-3c1e-4f55-9a7d-2f4c1e0d9b11"
