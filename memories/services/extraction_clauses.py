@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 
 from memories.services import extraction_patterns as cues
+from memories.services import extraction_vocabulary as vocabulary
 from memories.services.extraction_patterns import words_of
 from memories.services.normalise import WEEKDAYS, match_form, spot_entities, words
 
@@ -30,19 +31,19 @@ def _table(pairs: dict[str, str]) -> _Table:
     return tuple((re.compile(rf"\b(?:{regex})\b"), value) for regex, value in pairs.items())
 
 
-_FREQUENCIES = _table(cues.FREQUENCIES)
-_DAYPARTS = _table(cues.DAYPARTS)
-_CHANNELS = _table(cues.CHANNELS)
-_RISK = _table(cues.RISK_LEVELS)
-_MARITAL = _table(cues.MARITAL_STATUSES)
+_FREQUENCIES = _table(vocabulary.FREQUENCIES)
+_DAYPARTS = _table(vocabulary.DAYPARTS)
+_CHANNELS = _table(vocabulary.CHANNELS)
+_RISK = _table(vocabulary.RISK_LEVELS)
+_MARITAL = _table(vocabulary.MARITAL_STATUSES)
 _WEEKDAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAY = re.compile(r"\b(" + "|".join(sorted(WEEKDAYS, key=len, reverse=True)) + r")s?\b")
-_HEADS = {word: head for head, group in cues.HEAD_NOUNS.items() for word in words_of(group)}
-_FILLERS = words_of(cues.FILLERS)
-_BREAKS = words_of(cues.PHRASE_BREAKS)
+_HEADS = {word: head for head, group in vocabulary.HEAD_NOUNS.items() for word in words_of(group)}
+_FILLERS = words_of(vocabulary.FILLERS)
+_BREAKS = words_of(vocabulary.PHRASE_BREAKS)
 _EN_CLAUSE = words_of("i you we he she they it is are was were do does don't can't won't")
-STOPWORDS = _FILLERS | words_of(cues.STOPWORDS)
-_NOT_NAMES = words_of(cues.NOT_NAMES)
+STOPWORDS = _FILLERS | words_of(vocabulary.STOPWORDS)
+_NOT_NAMES = words_of(vocabulary.NOT_NAMES)
 REACTIONS = {
     f"preference:{noun}"
     for noun in words_of("idea ideas suggestion proposal one idee suggerimento proposta sugerencia")
@@ -61,9 +62,9 @@ def _first(table: _Table, text: str) -> str:
 
 def _service_attribute(folded: str) -> tuple[str, str]:
     """How, when and in which language to serve the client."""
-    if language := cues.LANGUAGE.search(folded):
-        return "language", cues.LANGUAGE_CODES[language.group(1)[:4]]
-    if cues.REPORTS.search(folded) and (frequency := _first(_FREQUENCIES, folded)):
+    if language := vocabulary.LANGUAGE.search(folded):
+        return "language", vocabulary.LANGUAGE_CODES[language.group(1)[:4]]
+    if vocabulary.REPORTS.search(folded) and (frequency := _first(_FREQUENCIES, folded)):
         return "report_frequency", frequency
     weekday = _WEEKDAY.search(folded)
     day = _WEEKDAY_NAMES[WEEKDAYS[weekday.group(1)]] if weekday else ""
@@ -76,7 +77,7 @@ def _service_attribute(folded: str) -> tuple[str, str]:
 
 def _risk(folded: str) -> str:
     level = _first(_RISK, folded)
-    if level and (cues.RISK_CONTEXT.search(folded) or cues.RISK_ONLY.search(folded)):
+    if level and (vocabulary.RISK_CONTEXT.search(folded) or vocabulary.RISK_ONLY.search(folded)):
         return level
     return ""
 
@@ -167,7 +168,7 @@ def _person_attribute(match: Match, original: str, language: str) -> tuple[str, 
     if fact and fact.rule and fact.rule.hint in ("residence", "employer", "occupation"):
         attribute, value = _fact_attribute(fact, said, original, language)
         return (f"{attribute}:{name}", value) if attribute else ("", "")
-    if role := cues.ONE_PERSON_ROLES.get(match.role):
+    if role := vocabulary.ONE_PERSON_ROLES.get(match.role):
         return f"relationship:{role}", name
     return "", ""
 

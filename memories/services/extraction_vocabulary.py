@@ -1,0 +1,96 @@
+"""Vocabularies of the heuristic extractor, en/it/es: the canonical values of the
+well-known attributes (language, report frequency, meeting time, contact channel, risk,
+marital status, one-person roles, head nouns) and the words that make or end a phrase.
+Like the cue tables (``extraction_patterns``), every entry is in folded form.
+"""
+
+# One entry per line, like a table: exempt from the line length and the formatter.
+# ruff: noqa: E501
+from __future__ import annotations
+
+import re
+
+# Canonical values of the well-known attributes: the earliest mention in a clause wins.
+# fmt: off
+LANGUAGE = re.compile(r"\b(?:in|en|into|speak|speaking|talk|parlare|parlo|parliamo|hablar|hablo|hablamos|lingua|idioma)\s(?:lingua\s)?(english|inglese|ingles|italian|italiano|spanish|spagnolo|espanol|castellano|french|francese|frances|german|tedesco|aleman|portuguese|portoghese|portugues)\b")
+LANGUAGE_CODES = {"engl": "en", "ingl": "en", "ital": "it", "span": "es", "spag": "es", "espa": "es", "cast": "es", "fren": "fr", "fran": "fr", "germ": "de", "tede": "de", "alem": "de", "port": "pt"}
+REPORTS = re.compile(r"\b(?:reports?|statements?|updates?|summar(?:y|ies)|newsletters?|rendicont[oi]|estratt[oi]|aggiornament[oi]|resocont[oi]|informes?|extractos?|resumen(?:es)?|actualizacion(?:es)?|estados? de cuenta)\b")
+FREQUENCIES = {
+    r"weekly|every week|once a week|settimanal[ei]|ogni settimana|semanal(?:es)?|cada semana": "weekly",
+    r"monthly|every month|once a month|mensil[ei]|ogni mese|una volta al mese|mensual(?:es)?|cada mes|una vez al mes": "monthly",
+    r"quarterly|every (?:three|3) months|every quarter|trimestral[ei]|ogni (?:tre|3) mesi|trimestral(?:es)?|cada (?:tres|3) meses": "quarterly",
+    r"semi-?annual(?:ly)?|every (?:six|6) months|twice a year|semestral[ei]|ogni (?:sei|6) mesi|semestral(?:es)?|cada (?:seis|6) meses": "semiannual",
+    r"yearly|annual(?:ly)?|every year|once a year|annual[ei]|ogni anno|anual(?:es)?|cada ano|una vez al ano": "yearly",
+}
+DAYPARTS = {
+    r"mornings?|mattin[ao]|mattinata|(?:por|de|en) la manana|las mananas": "morning",
+    r"lunch ?time|at lunch|pausa pranzo|ora di pranzo|mediodia": "lunchtime",
+    r"afternoons?|pomeriggi?o?|(?:por|de|en) la tarde|las tardes": "afternoon",
+    r"evenings?|(?:la )?sera|serata|(?:por|de|en) la noche|las noches": "evening",
+}
+CHANNELS = {  # in order of specificity: "video call" before "call", "whatsapp message" before "message"
+    r"video ?calls?|videochiamat[ae]|videollamadas?|zoom|teams": "video",
+    r"whats ?app": "whatsapp",
+    r"in person|face to face|face-to-face|di persona|in presenza|de persona|en persona|cara a cara": "in_person",
+    r"per posta|by post|lettera|correo postal|carta": "post",
+    r"e-?mails?|mail|correos?(?: electronicos?)?|posta elettronica": "email",
+    r"sms|text messages?|texts?|texting|messaggi?o?|mensajes?": "sms",
+    r"phones?|telephone|calls?|calling|ring me|mobile|telefon[oi]|telefonat[ae]|chiamat[ae]|chiamare|chiamarmi|chiamatemi|cellulare|llamadas?|llamar(?:me)?|llamen|movil": "phone",
+}
+RISK_LEVELS = {
+    r"low[- ]risk|risk[- ]averse|conservative|cautious|prudent|defensive|basso rischio|rischio basso|prudente|conservativ[oa]|conservat(?:ore|rice)|difensiv[oa]|caut[oa]|bajo riesgo|riesgo bajo|conservador(?:a)?|defensiv[oa]|cautelos[oa]": "low",
+    r"medium[- ]risk|moderate|balanced|medio rischio|rischio medio|moderat[oa]|bilanciat[oa]|equilibrat[oa]|riesgo medio|moderad[oa]|equilibrad[oa]": "medium",
+    r"high[- ]risk|aggressive|dynamic|alto rischio|rischio alto|aggressiv[oa]|dinamic[oa]|alto riesgo|riesgo alto|agresiv[oa]": "high",
+}
+# A risk word counts when the clause is about investing, or when it can only mean risk.
+RISK_CONTEXT = re.compile(r"\b(?:risk\w*|invest\w*|portfolio|profile|approach|strateg\w*|allocation|products?|rischi?o?|investitor\w*|portafoglio|profilo|approccio|prodotti|persona|riesgos?|inversor\w*|inversi\w*|invertir|cartera|perfil|enfoque|estrategia|productos)\b")
+RISK_ONLY = re.compile(r"\b(?:(?:low|high)[- ]risk|risk[- ]averse|conservative|aggressive|conservativ[oa]|aggressiv[oa]|conservador(?:a)?|agresiv[oa])\b")
+MARITAL_STATUSES = {
+    r"married|sposat[oaie]|casad[oa]s?|me case|nos casamos": "married",
+    r"divorced|divorziat[oaie]|ho divorziato|divorciad[oa]s?|me divorcie": "divorced",
+    r"widowed|a widow(?:er)?|vedov[oaie]|viud[oa]s?": "widowed",
+    r"separated|separat[oaie]|separad[oa]s?|me separe": "separated",
+    r"engaged|fidanzat[oaie]|comprometid[oa]s?": "engaged",
+    r"single|celibe|nubile|solter[oa]s?": "single",
+}
+# One-person roles: a new name for the same role contradicts the old one.
+ONE_PERSON_ROLES = {
+    "wife": "wife", "moglie": "wife", "esposa": "wife", "mujer": "wife",
+    "husband": "husband", "marito": "husband", "esposo": "husband", "marido": "husband",
+    "partner": "partner", "compagno": "partner", "compagna": "partner", "pareja": "partner",
+    "accountant": "accountant", "commercialista": "accountant", "contador": "accountant", "contadora": "accountant", "contable": "accountant",
+    "lawyer": "lawyer", "attorney": "lawyer", "solicitor": "lawyer", "avvocato": "lawyer", "avvocata": "lawyer", "abogado": "lawyer", "abogada": "lawyer",
+    "notary": "notary", "notaio": "notary", "notario": "notary", "banker": "banker", "doctor": "doctor", "medico": "doctor",
+}
+# Head nouns named alike across languages, so that "crypto" and "criptomonedas" meet.
+HEAD_NOUNS = {
+    "crypto": "crypto cryptos cryptocurrency cryptocurrencies bitcoin criptovalute criptovaluta cripto criptomonedas criptomoneda",
+    "bonds": "bond bonds obbligazioni obbligazione bonos bono btp btps",
+    "stocks": "stock stocks shares equities equity azioni acciones",
+    "funds": "fund funds fondi fondo fondos",
+    "etf": "etf etfs",
+    "real_estate": "estate property properties immobili inmuebles",
+    "gold": "gold oro",
+    "risk": "risk risks rischio rischi riesgo riesgos",
+    "cash": "cash liquidita liquidez",
+}
+# Words skipped before a noun phrase (articles, possessives, adverbs, prepositions) and words
+# that end one; stop words do not count as content ("Tomorrow works" says nothing).
+FILLERS = (
+    "it them the a an any some my our your his her their this that these those more less much many all most really very always never also just only even too quite to in on at with by for of about into from "
+    "il lo la i gli le un uno una del dello della dei degli delle al allo alla ai agli alle nel nello nella nei negli nelle sul sulla mio mia miei mie nostro nostra suo sua piu meno molto molti molte tanto sempre mai anche solo di a con per da su tra fra "
+    "el los las unos unas mi mis sus nuestro nuestra mas menos muy mucho mucha muchos muchas todo toda todos todas siempre nunca tambien de en por para sobre entre me esto eso questo quello cio"
+)
+PHRASE_BREAKS = (
+    "in on at with by for of about into from to than over and or but because since when if that which who while as "
+    "di a con per da su tra fra e o ma che perche quando se come nel nella sul sulla dal dalla del della dei degli delle al alla piuttosto invece "
+    "de en por para sobre entre y pero que porque cuando si como"
+)
+STOPWORDS = (
+    "i i'm im you we he she they it me us them is are am was were be been have has had do does it's that's there ok okay thanks hi hello please today tonight tomorrow next week month year this "
+    "io noi lui lei sono e ho ha hanno abbiamo siamo ci si grazie ciao oggi domani prossima prossimo settimana mese anno "
+    "yo nosotros el ella soy es estoy esta tengo tiene hemos he gracias hola favor hoy manana semana que viene proxima"
+)
+# Capitalised words that are not names: possessives, articles, conjunctions, titles.
+NOT_NAMES = "i i'm my our the and also mio mia miei mie nostro nostra nostri il la lo e anche el los las mi mis nuestro nuestra y tambien dr mr mrs ms dott dottor dottoressa sig sr sra don dona avvocato ingegner"
+# fmt: on
