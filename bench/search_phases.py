@@ -22,7 +22,7 @@ from _setup import percentile, setup_django
 setup_django()
 
 from rest_framework.test import APIClient  # noqa: E402
-from search import QUERIES  # noqa: E402
+from search_corpus import QUERIES  # noqa: E402
 
 import memories.api as api_module  # noqa: E402
 import memories.services.retrieval as retrieval  # noqa: E402
