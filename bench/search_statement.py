@@ -1,0 +1,125 @@
+"""Where a search's SQL time goes, on the data set that bench/search.py builds (run that
+first with the same --memories).
+
+    .venv/bin/python bench/search_statement.py --memories 1000000 [--queries 300]
+
+For random clients, interleaved per query on the search's own cursor (bound parameters,
+binary rows): the usual search statement, the same statement without its full-text
+branch, and a bare pgvector top-10 of the client's vectors; then the statement's
+planning and execution times from EXPLAIN ANALYZE. Query vectors are computed before
+timing: no column includes the embedding.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import random
+import time
+
+from _setup import percentile, setup_django
+from search_corpus import QUERIES
+
+setup_django()
+
+from django.utils import timezone  # noqa: E402
+
+from memories.db import bound_cursor  # noqa: E402
+from memories.models import Client, Tenant  # noqa: E402
+from memories.services import retrieval  # noqa: E402
+from memories.services.retrieval.statement import Search, candidates_statement  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=300)
+    args = parser.parse_args()
+
+    slug = f"bench-search-v2-{args.memories}"
+    tenant = Tenant.objects.filter(slug=slug).first()
+    if tenant is None:
+        raise SystemExit(f"no data set {slug}: run bench/search.py --memories {args.memories}")
+    clients = list(Client.objects.filter(tenant=tenant).select_related("tenant"))
+    rng = random.Random(5)
+    searches = [_search(rng.choice(clients), rng.choice(QUERIES)) for _ in range(args.queries)]
+
+    def statement(search: Search) -> None:
+        _run(*candidates_statement(search, thorough=False))
+
+    def without_text(search: Search) -> None:
+        _run(*candidates_statement(dataclasses.replace(search, words=""), thorough=False))
+
+    def bare(search: Search) -> None:
+        space = search.space
+        _run(
+            "SELECT memory_id FROM memories_memoryembedding WHERE space_id = %s "  # noqa: S608
+            f"AND client_id = %s ORDER BY {space.distance_sql()} LIMIT 10",
+            [space.pk, search.client.pk, _literal(search.vector)],
+        )
+
+    methods = {
+        "search statement": statement,
+        "without its text branch": without_text,
+        "bare HNSW top-10": bare,
+    }
+    for search in searches[:20]:  # warm up
+        for method in methods.values():
+            method(search)
+    times: dict[str, list[float]] = {name: [] for name in methods}
+    names = list(methods)
+    for number, search in enumerate(searches):
+        for name in names[number % len(names) :] + names[: number % len(names)]:
+            started = time.perf_counter()
+            methods[name](search)
+            times[name].append((time.perf_counter() - started) * 1000)
+    planning, execution = [], []
+    for search in searches:
+        sql, params = candidates_statement(search, thorough=False)
+        with bound_cursor() as cursor:
+            cursor.execute("EXPLAIN (ANALYZE, SUMMARY) " + sql, params)
+            lines = [row[0] for row in cursor.fetchall()]
+        planning.append(_milliseconds(lines, "Planning Time"))
+        execution.append(_milliseconds(lines, "Execution Time"))
+
+    print(f"\n{args.memories} memories, {len(searches)} searches (k=10), random clients")
+    for name, values in times.items():
+        p50, p95 = percentile(values, 50), percentile(values, 95)
+        print(f"  {name:<26} p50 {p50:7.2f} ms   p95 {p95:7.2f} ms")
+    print(
+        f"  search statement, EXPLAIN ANALYZE: planning p50 {percentile(planning, 50):.2f} ms, "
+        f"execution p50 {percentile(execution, 50):.2f} ms"
+    )
+
+
+def _search(client, query: str) -> Search:
+    space, vector = retrieval._query_vector(client, query)
+    return Search(
+        client=client,
+        space=space,
+        vector=vector,
+        words=retrieval._query_words(client.tenant, query),
+        text_config=client.tenant.language,
+        filters=retrieval.NO_FILTERS,
+        weights=retrieval.ranking_weights(),
+        now=timezone.now(),
+        k=10,
+    )
+
+
+def _run(sql: str, params: list) -> None:
+    with bound_cursor() as cursor:
+        cursor.execute(sql, params)
+        cursor.fetchall()
+
+
+def _literal(vector) -> str:
+    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+
+
+def _milliseconds(lines: list[str], label: str) -> float:
+    return float(next(line for line in lines if line.startswith(label)).split()[2])
+
+
+if __name__ == "__main__":
+    main()
