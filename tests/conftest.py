@@ -45,17 +45,17 @@ def remote_providers(settings, fake_provider):
 
 @pytest.fixture
 def tenant(db):
-    return factories.TenantFactory(slug="acme", name="Acme Wealth")
+    return factories.TenantFactory.create(slug="acme", name="Acme Wealth")
 
 
 @pytest.fixture
 def other_tenant(db):
-    return factories.TenantFactory(slug="globex", name="Globex Private")
+    return factories.TenantFactory.create(slug="globex", name="Globex Private")
 
 
 def _member(tenant, username, role, **user_fields):
-    user = factories.UserFactory(username=username, **user_fields)
-    factories.MembershipFactory(tenant=tenant, user=user, role=role)
+    user = factories.UserFactory.create(username=username, **user_fields)
+    factories.MembershipFactory.create(tenant=tenant, user=user, role=role)
     return user
 
 
@@ -87,13 +87,13 @@ def personas(tenant, other_tenant) -> Personas:
     client_user = _member(tenant, "client", Role.CLIENT)
     heir = _member(tenant, "heir", Role.NEXTGEN_HEIR)
 
-    client = factories.ClientFactory(tenant=tenant, external_ref="emma", user=client_user)
-    parent = factories.ClientFactory(tenant=tenant, external_ref="giulia")
-    heir_client = factories.ClientFactory(
+    client = factories.ClientFactory.create(tenant=tenant, external_ref="emma", user=client_user)
+    parent = factories.ClientFactory.create(tenant=tenant, external_ref="giulia")
+    heir_client = factories.ClientFactory.create(
         tenant=tenant, external_ref="marco", user=heir, family_parent=parent
     )
-    advisor2_client = factories.ClientFactory(tenant=tenant, external_ref="carlos")
-    foreign_client = factories.ClientFactory(tenant=other_tenant, external_ref="emma")
+    advisor2_client = factories.ClientFactory.create(tenant=tenant, external_ref="carlos")
+    foreign_client = factories.ClientFactory.create(tenant=other_tenant, external_ref="emma")
     for c in (client, parent, heir_client):
         client_assign_advisor(client=c, advisor=advisor)
     client_assign_advisor(client=advisor2_client, advisor=advisor2)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import factory
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from curation.models import ReviewItem
@@ -13,7 +14,7 @@ from memories.services import api_keys, records
 from profiles.models import Profile
 
 
-class TenantFactory(factory.django.DjangoModelFactory):
+class TenantFactory(factory.django.DjangoModelFactory[models.Tenant]):
     class Meta:
         model = models.Tenant
         django_get_or_create = ["slug"]
@@ -23,7 +24,7 @@ class TenantFactory(factory.django.DjangoModelFactory):
     language = "english"
 
 
-class UserFactory(factory.django.DjangoModelFactory):
+class UserFactory(factory.django.DjangoModelFactory[User]):
     class Meta:
         model = get_user_model()
         django_get_or_create = ["username"]
@@ -33,7 +34,7 @@ class UserFactory(factory.django.DjangoModelFactory):
     password = factory.django.Password("pw-for-tests")
 
 
-class MembershipFactory(factory.django.DjangoModelFactory):
+class MembershipFactory(factory.django.DjangoModelFactory[models.Membership]):
     class Meta:
         model = models.Membership
 
@@ -42,7 +43,7 @@ class MembershipFactory(factory.django.DjangoModelFactory):
     role = models.Role.ADVISOR
 
 
-class ClientFactory(factory.django.DjangoModelFactory):
+class ClientFactory(factory.django.DjangoModelFactory[models.Client]):
     class Meta:
         model = models.Client
 
@@ -51,7 +52,7 @@ class ClientFactory(factory.django.DjangoModelFactory):
     display_name = factory.Faker("name")
 
 
-class SessionFactory(factory.django.DjangoModelFactory):
+class SessionFactory(factory.django.DjangoModelFactory[models.Session]):
     class Meta:
         model = models.Session
 
@@ -60,7 +61,7 @@ class SessionFactory(factory.django.DjangoModelFactory):
     external_ref = factory.Sequence(lambda n: f"session-{n}")
 
 
-class EventFactory(factory.django.DjangoModelFactory):
+class EventFactory(factory.django.DjangoModelFactory[models.Event]):
     class Meta:
         model = models.Event
 
@@ -72,7 +73,7 @@ class EventFactory(factory.django.DjangoModelFactory):
     external_id = factory.Sequence(lambda n: f"evt-{n}")
 
 
-class MemoryFactory(factory.django.DjangoModelFactory):
+class MemoryFactory(factory.django.DjangoModelFactory[models.Memory]):
     class Meta:
         model = models.Memory
 
@@ -91,7 +92,7 @@ class MemoryFactory(factory.django.DjangoModelFactory):
         return memory
 
 
-class EvidenceFactory(factory.django.DjangoModelFactory):
+class EvidenceFactory(factory.django.DjangoModelFactory[models.Evidence]):
     class Meta:
         model = models.Evidence
 
@@ -99,7 +100,7 @@ class EvidenceFactory(factory.django.DjangoModelFactory):
     event = factory.SubFactory(EventFactory, client=factory.SelfAttribute("..memory.client"))
 
 
-class RelationFactory(factory.django.DjangoModelFactory):
+class RelationFactory(factory.django.DjangoModelFactory[models.Relation]):
     class Meta:
         model = models.Relation
 
@@ -109,7 +110,7 @@ class RelationFactory(factory.django.DjangoModelFactory):
     type = models.RelationType.EXTENDS
 
 
-class EmbeddingSpaceFactory(factory.django.DjangoModelFactory):
+class EmbeddingSpaceFactory(factory.django.DjangoModelFactory[models.EmbeddingSpace]):
     class Meta:
         model = models.EmbeddingSpace
         django_get_or_create = ["provider", "model"]
@@ -119,7 +120,7 @@ class EmbeddingSpaceFactory(factory.django.DjangoModelFactory):
     dimension = 3
 
 
-class MemoryEmbeddingFactory(factory.django.DjangoModelFactory):
+class MemoryEmbeddingFactory(factory.django.DjangoModelFactory[models.MemoryEmbedding]):
     class Meta:
         model = models.MemoryEmbedding
 
@@ -130,7 +131,7 @@ class MemoryEmbeddingFactory(factory.django.DjangoModelFactory):
     vector = factory.LazyAttribute(lambda o: [1.0] + [0.0] * (o.space.dimension - 1))
 
 
-class ProfileFactory(factory.django.DjangoModelFactory):
+class ProfileFactory(factory.django.DjangoModelFactory[Profile]):
     class Meta:
         model = Profile
 
@@ -138,7 +139,7 @@ class ProfileFactory(factory.django.DjangoModelFactory):
     tenant = factory.SelfAttribute("client.tenant")
 
 
-class ReviewItemFactory(factory.django.DjangoModelFactory):
+class ReviewItemFactory(factory.django.DjangoModelFactory[ReviewItem]):
     class Meta:
         model = ReviewItem
 
@@ -151,7 +152,7 @@ class ReviewItemFactory(factory.django.DjangoModelFactory):
     type = ReviewItem.Type.CONFLICT
 
 
-class JobRunFactory(factory.django.DjangoModelFactory):
+class JobRunFactory(factory.django.DjangoModelFactory[models.JobRun]):
     class Meta:
         model = models.JobRun
 
@@ -162,7 +163,7 @@ class JobRunFactory(factory.django.DjangoModelFactory):
     counts = factory.LazyFunction(lambda: {"expired": 0})
 
 
-class AuditEntryFactory(factory.django.DjangoModelFactory):
+class AuditEntryFactory(factory.django.DjangoModelFactory[models.AuditEntry]):
     class Meta:
         model = models.AuditEntry
 

@@ -21,7 +21,7 @@ def _sql(statement, params):
     [("content", "rewritten"), ("title", "new"), ("kind", "claim"), ("content_hash", "x")],
 )
 def test_raw_update_of_memory_content_fails(column, value):
-    memory = factories.MemoryFactory(content="Prefers email.")
+    memory = factories.MemoryFactory.create(content="Prefers email.")
     with pytest.raises(IntegrityError, match="immutable"), transaction.atomic():
         _sql(f"UPDATE memories_memory SET {column} = %s WHERE id = %s", [value, memory.pk])
     memory.refresh_from_db()
@@ -30,7 +30,7 @@ def test_raw_update_of_memory_content_fails(column, value):
 
 
 def test_memory_state_may_change():
-    memory = factories.MemoryFactory()
+    memory = factories.MemoryFactory.create()
     assert (
         _sql(
             "UPDATE memories_memory SET tier = 'core', status = 'promoted', usage_count = 3 "
@@ -44,14 +44,14 @@ def test_memory_state_may_change():
 
 
 def test_memory_cannot_be_deleted():
-    memory = factories.MemoryFactory()
+    memory = factories.MemoryFactory.create()
     with pytest.raises(IntegrityError, match="cannot be deleted"), transaction.atomic():
         _sql("DELETE FROM memories_memory WHERE id = %s", [memory.pk])
     assert Memory.objects.filter(pk=memory.pk).exists()
 
 
 def test_raw_update_of_event_fails():
-    event = factories.EventFactory(content="I prefer email.")
+    event = factories.EventFactory.create(content="I prefer email.")
     with pytest.raises(IntegrityError, match="immutable"), transaction.atomic():
         _sql("UPDATE memories_event SET content = 'x' WHERE id = %s", [event.pk])
     with pytest.raises(IntegrityError, match="immutable"), transaction.atomic():
@@ -61,22 +61,22 @@ def test_raw_update_of_event_fails():
 
 
 def test_raw_delete_of_event_fails():
-    event = factories.EventFactory()
+    event = factories.EventFactory.create()
     with pytest.raises(IntegrityError, match="immutable"), transaction.atomic():
         _sql("DELETE FROM memories_event WHERE id = %s", [event.pk])
     assert Event.objects.filter(pk=event.pk).exists()
 
 
 def test_orm_save_of_changed_content_fails():
-    memory = factories.MemoryFactory(content="Prefers email.")
+    memory = factories.MemoryFactory.create(content="Prefers email.")
     memory.content = "Prefers phone."
     with pytest.raises(IntegrityError), transaction.atomic():
         memory.save()
 
 
 def test_rewrite_door_opens_only_inside_its_block():
-    memory = factories.MemoryFactory(content="Prefers email.")
-    event = factories.EventFactory()
+    memory = factories.MemoryFactory.create(content="Prefers email.")
+    event = factories.EventFactory.create()
     with transaction.atomic():
         with content_rewrite():
             _sql(

@@ -16,16 +16,18 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def one_of_everything(personas):
-    memory = factories.MemoryFactory(client=personas.client)
-    event = factories.EventFactory(client=personas.client)
-    factories.EvidenceFactory(memory=memory, event=event)
-    factories.RelationFactory(source=memory, target=factories.MemoryFactory(client=memory.client))
-    factories.MemoryEmbeddingFactory(memory=memory)
-    factories.SessionFactory(client=personas.client)
-    factories.ProfileFactory(client=personas.client)
-    factories.ReviewItemFactory(memory=memory)
-    factories.JobRunFactory(tenant=personas.tenant)
-    factories.AuditEntryFactory(tenant=personas.tenant)
+    memory = factories.MemoryFactory.create(client=personas.client)
+    event = factories.EventFactory.create(client=personas.client)
+    factories.EvidenceFactory.create(memory=memory, event=event)
+    factories.RelationFactory.create(
+        source=memory, target=factories.MemoryFactory.create(client=memory.client)
+    )
+    factories.MemoryEmbeddingFactory.create(memory=memory)
+    factories.SessionFactory.create(client=personas.client)
+    factories.ProfileFactory.create(client=personas.client)
+    factories.ReviewItemFactory.create(memory=memory)
+    factories.JobRunFactory.create(tenant=personas.tenant)
+    factories.AuditEntryFactory.create(tenant=personas.tenant)
     factories.api_key_for(personas.advisor, personas.tenant)
     MemoryAccess.objects.create(memory=memory, client=memory.client)
     group = Group.objects.create(name="compliance")
@@ -53,7 +55,7 @@ def test_changelist_and_change_page_render(client, personas, one_of_everything, 
 
 
 def test_memory_content_cannot_be_edited_in_admin(client, personas):
-    memory = factories.MemoryFactory(client=personas.client, content="Prefers email.")
+    memory = factories.MemoryFactory.create(client=personas.client, content="Prefers email.")
     client.force_login(personas.admin)
     url = reverse("admin:memories_memory_change", args=[memory.pk])
     page = client.get(url)
@@ -65,7 +67,7 @@ def test_memory_content_cannot_be_edited_in_admin(client, personas):
 
 
 def test_events_cannot_be_deleted_in_admin(client, personas):
-    event = factories.EventFactory(client=personas.client)
+    event = factories.EventFactory.create(client=personas.client)
     client.force_login(personas.admin)
     response = client.post(reverse("admin:memories_event_delete", args=[event.pk]), {"post": "yes"})
     assert response.status_code == 403

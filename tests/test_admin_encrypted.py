@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def admin_browser():
-    user = factories.UserFactory(username="root", is_staff=True, is_superuser=True)
+    user = factories.UserFactory.create(username="root", is_staff=True, is_superuser=True)
     browser = PageClient()
     browser.force_login(user)
     return browser
@@ -24,8 +24,8 @@ def admin_browser():
 
 def _ingest(encrypted: bool):
     tenant = tenant_create(slug="vault" if encrypted else "plain", encrypted=encrypted)
-    user = factories.UserFactory(username=f"sv-{tenant.slug}")
-    factories.MembershipFactory(tenant=tenant, user=user, role=Role.SUPERVISOR)
+    user = factories.UserFactory.create(username=f"sv-{tenant.slug}")
+    factories.MembershipFactory.create(tenant=tenant, user=user, role=Role.SUPERVISOR)
     ingest_corpus(user=user, tenant=tenant, corpus=CORPUS[:3])
     return tenant
 

@@ -17,16 +17,18 @@ APPS = ("memories", "curation", "profiles")
 
 
 def _everything_of(client, key_user, tenant):
-    memory = factories.MemoryFactory(client=client)
-    event = factories.EventFactory(client=client)
-    factories.EvidenceFactory(memory=memory, event=event)
-    factories.RelationFactory(source=memory, target=factories.MemoryFactory(client=client))
-    factories.MemoryEmbeddingFactory(memory=memory)
-    factories.SessionFactory(client=client)
-    factories.ProfileFactory(client=client)
-    factories.ReviewItemFactory(memory=memory)
-    factories.JobRunFactory(tenant=tenant)
-    factories.AuditEntryFactory(tenant=tenant)
+    memory = factories.MemoryFactory.create(client=client)
+    event = factories.EventFactory.create(client=client)
+    factories.EvidenceFactory.create(memory=memory, event=event)
+    factories.RelationFactory.create(
+        source=memory, target=factories.MemoryFactory.create(client=client)
+    )
+    factories.MemoryEmbeddingFactory.create(memory=memory)
+    factories.SessionFactory.create(client=client)
+    factories.ProfileFactory.create(client=client)
+    factories.ReviewItemFactory.create(memory=memory)
+    factories.JobRunFactory.create(tenant=tenant)
+    factories.AuditEntryFactory.create(tenant=tenant)
     factories.api_key_for(key_user, tenant)
     MemoryAccess.objects.create(memory=memory, client=client)
     assign_perm("memories.advise_client", Group.objects.get_or_create(name="desk")[0], client)
@@ -99,7 +101,7 @@ def test_roles_narrow_what_staff_see(personas, both_tenants):
     assert advisor == {"emma"}
     # A client's login sees their own live core memories, nothing else.
     assert _visible(personas.client_user, memories) == []
-    core = factories.MemoryFactory(client=personas.client, tier=Tier.CORE)
+    core = factories.MemoryFactory.create(client=personas.client, tier=Tier.CORE)
     assert _visible(personas.client_user, memories) == [core]
 
 

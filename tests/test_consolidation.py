@@ -25,8 +25,8 @@ def _local_space(db):
 
 
 def _embed(memory, vector):
-    space = factories.EmbeddingSpaceFactory(model="test-3d", dimension=3)
-    factories.MemoryEmbeddingFactory(memory=memory, space=space, vector=vector)
+    space = factories.EmbeddingSpaceFactory.create(model="test-3d", dimension=3)
+    factories.MemoryEmbeddingFactory.create(memory=memory, space=space, vector=vector)
     Memory.objects.filter(pk=memory.pk).update(needs_embedding=False)
     return memory
 
@@ -36,7 +36,7 @@ def _episode(
 ):
     at = NOW - days_ago * DAY
     with time_machine.travel(at, tick=False):
-        memory = factories.MemoryFactory(
+        memory = factories.MemoryFactory.create(
             client=client,
             content=content,
             kind=kind,
@@ -46,10 +46,10 @@ def _episode(
             importance=0.5,
             **fields,
         )
-        event = factories.EventFactory(
+        event = factories.EventFactory.create(
             client=client, content=content, source=source, observed_at=at, session=session
         )
-    factories.EvidenceFactory(memory=memory, event=event)
+    factories.EvidenceFactory.create(memory=memory, event=event)
     Memory.objects.filter(pk=memory.pk).update(evidence_count=1)
     return _embed(memory, vector)
 
@@ -186,7 +186,7 @@ def test_two_workers_consolidate_once(personas, settings):
 @pytest.fixture
 def decisions(personas):
     c = personas.client
-    calls = [factories.SessionFactory(client=c, external_ref=f"call-{n}") for n in range(3)]
+    calls = [factories.SessionFactory.create(client=c, external_ref=f"call-{n}") for n in range(3)]
 
     def decision(content, vector, *, session, days_ago):
         memory = _episode(

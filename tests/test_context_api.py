@@ -32,7 +32,7 @@ def test_profile_is_refreshed_after_each_write(personas, post_event):
 
 
 def test_context_in_one_call(api_client, personas, post_event):
-    factories.MemoryFactory(
+    factories.MemoryFactory.create(
         client=personas.client, content="Speaks English and Welsh.", tier="core", importance=0.9
     )
     post_event("I prefer to be contacted by email.")
@@ -97,7 +97,7 @@ def test_render_text_packs_what_fits_and_skips_repeats():
 
 
 def test_a_client_gets_only_their_core(api_client, personas, post_event):
-    factories.MemoryFactory(client=personas.client, content="Prefers email.", tier="core")
+    factories.MemoryFactory.create(client=personas.client, content="Prefers email.", tier="core")
     post_event("My husband James handles the joint account.")
     body = _context(
         api_client, personas.client_user, personas.tenant, client="emma", message="joint account"
@@ -118,7 +118,7 @@ def test_a_client_gets_only_their_core(api_client, personas, post_event):
 
 
 def test_an_heir_never_gets_a_parents_context(api_client, personas):
-    factories.MemoryFactory(client=personas.parent, content="Owns a villa.", tier="core")
+    factories.MemoryFactory.create(client=personas.parent, content="Owns a villa.", tier="core")
     response = _context(
         api_client, personas.heir, personas.tenant, client="giulia", message="villa"
     )
@@ -129,7 +129,7 @@ def test_an_heir_never_gets_a_parents_context(api_client, personas):
 
 
 def test_expired_core_memories_are_left_out(api_client, personas):
-    factories.MemoryFactory(
+    factories.MemoryFactory.create(
         client=personas.client,
         content="In Rome this week.",
         tier="core",

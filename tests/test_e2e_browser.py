@@ -83,29 +83,33 @@ def emma(personas):
     c = personas.client
     c.display_name = "Emma Clarke"
     c.save()
-    session = factories.SessionFactory(client=c, external_ref="call-42", agent="advisor-copilot")
+    session = factories.SessionFactory.create(
+        client=c, external_ref="call-42", agent="advisor-copilot"
+    )
     said = [
-        factories.EventFactory(client=c, session=session, content=text)
+        factories.EventFactory.create(client=c, session=session, content=text)
         for text in (
             "I prefer to be contacted by email.",
             "Actually, please phone me instead.",
             "Phone me after 5 pm on weekdays.",
         )
     ]
-    email = factories.MemoryFactory(
+    email = factories.MemoryFactory.create(
         client=c, content="Prefers to be contacted by email.", evidence=[said[0]]
     )
-    phone = factories.MemoryFactory(
+    phone = factories.MemoryFactory.create(
         client=c, content="Prefers to be contacted by phone.", evidence=[said[1]]
     )
-    evening = factories.MemoryFactory(
+    evening = factories.MemoryFactory.create(
         client=c, content="Prefers phone calls after 5 pm on weekdays.", evidence=[said[2]]
     )
-    factories.MemoryFactory(client=c, content="Prefers afternoon meetings.", tier="core")
-    factories.MemoryFactory(client=c, content="Plans to buy a house in Bristol.", category="goal")
+    factories.MemoryFactory.create(client=c, content="Prefers afternoon meetings.", tier="core")
+    factories.MemoryFactory.create(
+        client=c, content="Plans to buy a house in Bristol.", category="goal"
+    )
     Memory.objects.filter(pk=email.pk).update(status="superseded")
-    factories.RelationFactory(source=phone, target=email, type="updates")
-    factories.RelationFactory(source=evening, target=phone, type="extends")
+    factories.RelationFactory.create(source=phone, target=email, type="updates")
+    factories.RelationFactory.create(source=evening, target=phone, type="extends")
     return {"email": email, "phone": phone, "evening": evening}
 
 
@@ -143,16 +147,16 @@ def test_advisor_searches_a_clients_memory_and_opens_its_lineage(page, personas,
 
 def test_supervisor_resolves_a_conflict_and_the_old_memory_leaves_search(page, personas):
     c = personas.client
-    told = factories.EventFactory(client=c, content="Email is the best way to reach me.")
-    retold = factories.EventFactory(client=c, content="Call me, I never read email.")
-    old = factories.MemoryFactory(
+    told = factories.EventFactory.create(client=c, content="Email is the best way to reach me.")
+    retold = factories.EventFactory.create(client=c, content="Call me, I never read email.")
+    old = factories.MemoryFactory.create(
         client=c, content="Prefers to be contacted by email.", evidence=[told], confidence=0.9
     )
-    new = factories.MemoryFactory(
+    new = factories.MemoryFactory.create(
         client=c, content="Prefers to be contacted by phone.", evidence=[retold], confidence=0.75
     )
-    factories.RelationFactory(source=new, target=old, type="conflicts_with")
-    item = factories.ReviewItemFactory(memory=new, other_memory=old)
+    factories.RelationFactory.create(source=new, target=old, type="conflicts_with")
+    item = factories.ReviewItemFactory.create(memory=new, other_memory=old)
 
     login(page, "supervisor")
     page.get_by_role("link", name="Review queue").first.click()
@@ -191,14 +195,14 @@ def test_supervisor_resolves_a_conflict_and_the_old_memory_leaves_search(page, p
 
 @pytest.fixture
 def candidate(personas):
-    said = factories.EventFactory(client=personas.client, content="No crypto for me, ever.")
-    memory = factories.MemoryFactory(
+    said = factories.EventFactory.create(client=personas.client, content="No crypto for me, ever.")
+    memory = factories.MemoryFactory.create(
         client=personas.client,
         content="Never invests in crypto-assets.",
         category="preference",
         evidence=[said],
     )
-    return factories.ReviewItemFactory(
+    return factories.ReviewItemFactory.create(
         memory=memory,
         other_memory=None,
         type=ReviewItem.Type.PROMOTION,
@@ -247,7 +251,9 @@ def test_supervisor_approves_a_promotion_and_it_shows_as_promoted(page, personas
 
 
 def test_an_advisor_cannot_reach_another_advisors_client_by_url(page, personas):
-    factories.MemoryFactory(client=personas.advisor2_client, content="Carlos retires in 2031.")
+    factories.MemoryFactory.create(
+        client=personas.advisor2_client, content="Carlos retires in 2031."
+    )
     login(page, "advisor")
     for url in (
         f"/clients/{personas.advisor2_client.pk}/",

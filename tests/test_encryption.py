@@ -36,8 +36,8 @@ def plain():
 
 
 def _supervisor(tenant, name):
-    user = factories.UserFactory(username=name)
-    factories.MembershipFactory(tenant=tenant, user=user, role=Role.SUPERVISOR)
+    user = factories.UserFactory.create(username=name)
+    factories.MembershipFactory.create(tenant=tenant, user=user, role=Role.SUPERVISOR)
     return user
 
 

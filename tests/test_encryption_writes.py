@@ -31,7 +31,7 @@ def _raw(sql, params=()):
 
 
 def _review_item(tenant):
-    client = factories.ClientFactory(tenant=tenant)
+    client = factories.ClientFactory.create(tenant=tenant)
     memory = memory_add(client=client, kind="semantic", content="I like sailing.")
     other = memory_add(client=client, kind="semantic", content="I dislike sailing.")
     return ReviewItem.objects.create(
@@ -98,7 +98,7 @@ def test_bulk_update_seals_and_leaves_the_objects_their_plaintext():
 def test_a_stale_tenant_instance_writes_sealed_after_the_switch():
     tenant_create(slug="late")
     stale = Tenant.objects.get(slug="late")
-    client = factories.ClientFactory(tenant=stale)
+    client = factories.ClientFactory.create(tenant=stale)
     client.tenant = stale  # what a long-running process loaded before the switch
     tenant_encrypt(tenant=Tenant.objects.get(slug="late"))
     assert stale.encrypted is False
@@ -126,7 +126,7 @@ def test_a_stale_tenant_instance_writes_sealed_after_the_switch():
 @pytest.mark.django_db(transaction=True)
 def test_the_switch_waits_for_a_plaintext_writer_and_seals_what_it_wrote():
     tenant_create(slug="late")
-    client = factories.ClientFactory(tenant=Tenant.objects.get(slug="late"))
+    client = factories.ClientFactory.create(tenant=Tenant.objects.get(slug="late"))
     written, release, errors = threading.Event(), threading.Event(), []
 
     def writer():

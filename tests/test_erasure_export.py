@@ -29,12 +29,12 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(params=[True, False], ids=["encrypted", "plaintext"])
 def setup(request):
     tenant = tenant_create(slug="vault", encrypted=request.param)
-    supervisor = factories.UserFactory(username="sv")
-    factories.MembershipFactory(tenant=tenant, user=supervisor, role=Role.SUPERVISOR)
+    supervisor = factories.UserFactory.create(username="sv")
+    factories.MembershipFactory.create(tenant=tenant, user=supervisor, role=Role.SUPERVISOR)
     ingest_corpus(user=supervisor, tenant=tenant)
     client = tenant.clients.get()
     newer, older = Memory.objects.filter(client=client).order_by("-created_at")[:2]
-    factories.ReviewItemFactory(memory=newer, other_memory=older, summary=newer.content)
+    factories.ReviewItemFactory.create(memory=newer, other_memory=older, summary=newer.content)
     profile_refresh(client=client)
     jobs_run_all(tenant_id=tenant.pk)
     api = APIClient()

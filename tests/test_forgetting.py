@@ -24,7 +24,9 @@ def frozen():
 
 
 def _memory(client, content, *, ago=timedelta(0), **fields):
-    return factories.MemoryFactory(client=client, content=content, observed_at=NOW - ago, **fields)
+    return factories.MemoryFactory.create(
+        client=client, content=content, observed_at=NOW - ago, **fields
+    )
 
 
 @pytest.fixture
@@ -33,7 +35,7 @@ def ttl_world(personas, frozen):
     derived = _memory(c, "Recurring: I met James for coffee.", kind="semantic")
 
     def consolidated(memory):
-        factories.RelationFactory(source=derived, target=memory, type="derives")
+        factories.RelationFactory.create(source=derived, target=memory, type="derives")
         return memory
 
     w = {
@@ -112,9 +114,9 @@ def test_ttl_sweep_interrupted_then_rerun_ends_the_same(personas, ttl_world, set
 
 
 def test_ttl_sweep_prunes_old_run_logs(personas, frozen):
-    old = factories.JobRunFactory(job="fusion")
+    old = factories.JobRunFactory.create(job="fusion")
     JobRun.objects.filter(pk=old.pk).update(started_at=NOW - 91 * DAY)
-    kept = factories.JobRunFactory(job="fusion")
+    kept = factories.JobRunFactory.create(job="fusion")
     JobRun.objects.filter(pk=kept.pk).update(started_at=NOW - 89 * DAY)
     assert run(ttl_sweep) == {"job_runs_pruned": 1}
     assert list(JobRun.objects.values_list("pk", flat=True)) == [kept.pk]

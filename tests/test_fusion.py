@@ -95,17 +95,17 @@ def _pairs(client, pairs, *, minutes_apart=1):
     made = []
     for index, (label, first, second) in enumerate(pairs):
         with time_machine.travel(NOW - timedelta(hours=index, minutes=2 * minutes_apart)):
-            a = factories.MemoryFactory(client=client, content=first)
+            a = factories.MemoryFactory.create(client=client, content=first)
         with time_machine.travel(NOW - timedelta(hours=index, minutes=minutes_apart)):
-            b = factories.MemoryFactory(client=client, content=second)
+            b = factories.MemoryFactory.create(client=client, content=second)
         made.append((label, a, b))
     return made
 
 
 def _same_vector_for_all(memories):
-    space = factories.EmbeddingSpaceFactory(model="identical", dimension=3)
+    space = factories.EmbeddingSpaceFactory.create(model="identical", dimension=3)
     for memory in memories:
-        factories.MemoryEmbeddingFactory(memory=memory, space=space, vector=[0.6, 0.8, 0.0])
+        factories.MemoryEmbeddingFactory.create(memory=memory, space=space, vector=[0.6, 0.8, 0.0])
     Memory.objects.filter(pk__in=[m.pk for m in memories]).update(needs_embedding=False)
 
 
@@ -148,17 +148,17 @@ def test_near_misses_never_fuse_with_the_real_model(personas):
 def test_metadata_must_agree(personas):
     c = personas.client
     text = "Decided to sell the Lisbon flat."
-    decision = factories.MemoryFactory(client=c, content=text, kind="decision", category="")
-    fact = factories.MemoryFactory(client=c, content=text, kind="semantic", category="fact")
-    email = factories.MemoryFactory(
+    decision = factories.MemoryFactory.create(client=c, content=text, kind="decision", category="")
+    fact = factories.MemoryFactory.create(client=c, content=text, kind="semantic", category="fact")
+    email = factories.MemoryFactory.create(
         client=c, content="Wants updates by email.", attribute="channel", attribute_value="email"
     )
-    other = factories.MemoryFactory(
+    other = factories.MemoryFactory.create(
         client=c, content="Wants updates by email!", attribute="channel", attribute_value="post"
     )
-    moving = factories.MemoryFactory(client=c, content="We are moving to Lugano.")
-    moving_too = factories.MemoryFactory(client=c, content="We are moving to Lugano!")
-    factories.RelationFactory(source=moving_too, target=moving, type="conflicts_with")
+    moving = factories.MemoryFactory.create(client=c, content="We are moving to Lugano.")
+    moving_too = factories.MemoryFactory.create(client=c, content="We are moving to Lugano!")
+    factories.RelationFactory.create(source=moving_too, target=moving, type="conflicts_with")
     _same_vector_for_all([decision, fact, email, other, moving, moving_too])
     assert run(fusion_run).get("merged", 0) == 0
     assert not Memory.objects.filter(status="merged").exists()
@@ -170,20 +170,28 @@ def world(personas):
     promoted pair that must both stay, and an episode said twice."""
     c = personas.client
     with time_machine.travel(NOW - timedelta(days=3)):
-        first = factories.MemoryFactory(client=c, content="I live in Bristol.", usage_count=2)
+        first = factories.MemoryFactory.create(
+            client=c, content="I live in Bristol.", usage_count=2
+        )
     with time_machine.travel(NOW - timedelta(days=2)):
-        promoted = factories.MemoryFactory(
+        promoted = factories.MemoryFactory.create(
             client=c, content="I still live in Bristol.", status="promoted"
         )
-        third = factories.MemoryFactory(client=c, content="I really live in Bristol.")
-        pair_a = factories.MemoryFactory(client=c, content="Prefers afternoon meetings.")
-        pair_b = factories.MemoryFactory(client=c, content="Prefers meeting in the afternoons.")
-        kept_a = factories.MemoryFactory(client=c, content="Works at Lloyds.", status="promoted")
-        kept_b = factories.MemoryFactory(client=c, content="Works at Lloyds!", status="promoted")
-        episode_a = factories.MemoryFactory(client=c, content="Met James.", kind="episodic")
-        episode_b = factories.MemoryFactory(client=c, content="Met James!", kind="episodic")
+        third = factories.MemoryFactory.create(client=c, content="I really live in Bristol.")
+        pair_a = factories.MemoryFactory.create(client=c, content="Prefers afternoon meetings.")
+        pair_b = factories.MemoryFactory.create(
+            client=c, content="Prefers meeting in the afternoons."
+        )
+        kept_a = factories.MemoryFactory.create(
+            client=c, content="Works at Lloyds.", status="promoted"
+        )
+        kept_b = factories.MemoryFactory.create(
+            client=c, content="Works at Lloyds!", status="promoted"
+        )
+        episode_a = factories.MemoryFactory.create(client=c, content="Met James.", kind="episodic")
+        episode_b = factories.MemoryFactory.create(client=c, content="Met James!", kind="episodic")
     for memory, event_id in ((first, "e1"), (third, "e3")):
-        factories.EvidenceFactory(memory=memory, event__external_id=event_id)
+        factories.EvidenceFactory.create(memory=memory, event__external_id=event_id)
     Memory.objects.filter(pk__in=[first.pk, third.pk]).update(evidence_count=1)
     members = [first, promoted, third, pair_a, pair_b, kept_a, kept_b, episode_a, episode_b]
     _same_vector_for_all(members)
@@ -241,7 +249,7 @@ def test_fusion_merges_into_the_most_trusted_and_twice_is_once(personas, world):
 
 def test_fusion_interrupted_then_rerun_ends_the_same(personas, world, settings, monkeypatch):
     turin = [
-        factories.MemoryFactory(client=personas.parent, content=text)
+        factories.MemoryFactory.create(client=personas.parent, content=text)
         for text in ("I live in Turin.", "I still live in Turin.")
     ]
     _same_vector_for_all(turin)
@@ -264,7 +272,7 @@ def test_two_workers_fuse_once(personas, settings):
     made = []
     for client in clients:
         made += [
-            factories.MemoryFactory(client=client, content=text)
+            factories.MemoryFactory.create(client=client, content=text)
             for text in ("I live in Bristol.", "I still live in Bristol.", "I now live in Bristol.")
         ]
     _same_vector_for_all(made)

@@ -17,7 +17,9 @@ pytestmark = pytest.mark.django_db
 
 
 def test_run_job_prints_the_summary_of_its_run(personas):
-    factories.MemoryFactory(client=personas.client, content="Meeting at 10.", kind="operational")
+    factories.MemoryFactory.create(
+        client=personas.client, content="Meeting at 10.", kind="operational"
+    )
     out = io.StringIO()
     call_command("run_job", "reembed", "--tenant", "acme", stdout=out)
     run = JobRun.objects.get()
@@ -95,7 +97,7 @@ def test_a_run_whose_worker_died_is_closed_by_the_next(personas):
 
     from django.utils import timezone
 
-    dead = factories.JobRunFactory(job="fusion", outcome="running", finished_at=None)
+    dead = factories.JobRunFactory.create(job="fusion", outcome="running", finished_at=None)
     JobRun.objects.filter(pk=dead.pk).update(started_at=timezone.now() - timedelta(hours=3))
     job_run("fusion")
     dead.refresh_from_db()

@@ -10,31 +10,31 @@ pytestmark = pytest.mark.django_db
 
 
 def test_event_external_id_is_unique_per_client():
-    event = factories.EventFactory(external_id="ext-1")
+    event = factories.EventFactory.create(external_id="ext-1")
     with pytest.raises(IntegrityError), transaction.atomic():
-        factories.EventFactory(client=event.client, external_id="ext-1")
+        factories.EventFactory.create(client=event.client, external_id="ext-1")
     assert Event.objects.filter(external_id="ext-1").count() == 1
 
 
 def test_same_external_id_is_fine_for_another_client():
-    event = factories.EventFactory(external_id="ext-1")
-    other = factories.EventFactory(
-        client=factories.ClientFactory(tenant=event.tenant), external_id="ext-1"
+    event = factories.EventFactory.create(external_id="ext-1")
+    other = factories.EventFactory.create(
+        client=factories.ClientFactory.create(tenant=event.tenant), external_id="ext-1"
     )
     assert other.external_id == event.external_id
 
 
 def test_events_without_external_id_do_not_collide():
-    event = factories.EventFactory(external_id="")
-    factories.EventFactory(client=event.client, external_id="")
+    event = factories.EventFactory.create(external_id="")
+    factories.EventFactory.create(client=event.client, external_id="")
     assert Event.objects.filter(client=event.client, external_id="").count() == 2
 
 
 def test_client_reference_is_unique_per_tenant_only():
-    client = factories.ClientFactory(external_ref="emma")
+    client = factories.ClientFactory.create(external_ref="emma")
     with pytest.raises(IntegrityError), transaction.atomic():
-        factories.ClientFactory(tenant=client.tenant, external_ref="emma")
-    factories.ClientFactory(external_ref="emma")  # another tenant
+        factories.ClientFactory.create(tenant=client.tenant, external_ref="emma")
+    factories.ClientFactory.create(external_ref="emma")  # another tenant
     assert Client.objects.filter(external_ref="emma").count() == 2
 
 
@@ -57,7 +57,7 @@ def test_tenant_is_required_on_curation_and_profiles(model_path):
 
 
 def test_memory_stores_normalised_hash_and_search_vector():
-    memory = factories.MemoryFactory(content="  Prefers   EMAIL, not phone. ")
+    memory = factories.MemoryFactory.create(content="  Prefers   EMAIL, not phone. ")
     memory.refresh_from_db()
     assert memory.content == "Prefers EMAIL, not phone."
     assert memory.content_hash == content_hash("prefers email not phone")
@@ -71,29 +71,29 @@ def test_memory_stores_normalised_hash_and_search_vector():
 
 
 def test_memory_scores_are_bounded_in_the_database():
-    memory = factories.MemoryFactory()
+    memory = factories.MemoryFactory.create()
     with pytest.raises(IntegrityError), transaction.atomic():
         Memory.objects.filter(pk=memory.pk).update(confidence=1.5)
 
 
 def test_relation_cannot_point_at_itself():
-    memory = factories.MemoryFactory()
+    memory = factories.MemoryFactory.create()
     with pytest.raises(IntegrityError), transaction.atomic():
         Relation.objects.create(tenant=memory.tenant, source=memory, target=memory, type="extends")
 
 
 def test_only_one_open_review_per_subject():
-    item = factories.ReviewItemFactory()
+    item = factories.ReviewItemFactory.create()
     with pytest.raises(IntegrityError), transaction.atomic():
-        factories.ReviewItemFactory(memory=item.memory, other_memory=item.other_memory)
+        factories.ReviewItemFactory.create(memory=item.memory, other_memory=item.other_memory)
     item.state, item.decision = ReviewItem.State.DECIDED, ReviewItem.Decision.KEEP_OLD
     item.save()
-    factories.ReviewItemFactory(memory=item.memory, other_memory=item.other_memory)
+    factories.ReviewItemFactory.create(memory=item.memory, other_memory=item.other_memory)
     assert ReviewItem.objects.filter(memory=item.memory).count() == 2
 
 
 def test_decided_review_needs_a_decision():
-    item = factories.ReviewItemFactory()
+    item = factories.ReviewItemFactory.create()
     item.state = ReviewItem.State.DECIDED
     with pytest.raises(IntegrityError), transaction.atomic():
         item.save()
@@ -104,7 +104,7 @@ def test_as_of_sees_what_memory_said_then():
 
     from django.utils import timezone
 
-    memory = factories.MemoryFactory()
+    memory = factories.MemoryFactory.create()
     later = timezone.now() + timedelta(days=1)
     Memory.objects.filter(pk=memory.pk).update(status="superseded", invalidated_at=later)
     assert list(Memory.objects.as_of(later - timedelta(hours=1))) == [memory]

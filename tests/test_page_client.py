@@ -26,17 +26,17 @@ EMMA = {
 
 @pytest.fixture
 def emma(personas):
-    session = factories.SessionFactory(client=personas.client, external_ref="call-1")
-    event = factories.EventFactory(
+    session = factories.SessionFactory.create(client=personas.client, external_ref="call-1")
+    event = factories.EventFactory.create(
         client=personas.client, session=session, content="I prefer email, really."
     )
-    email = factories.MemoryFactory(
+    email = factories.MemoryFactory.create(
         client=personas.client, content="Prefers to be contacted by email.", evidence=[event]
     )
-    core = factories.MemoryFactory(
+    core = factories.MemoryFactory.create(
         client=personas.client, content="Prefers afternoon meetings.", tier="core"
     )
-    old = factories.MemoryFactory(
+    old = factories.MemoryFactory.create(
         client=personas.client, content="Prefers phone calls.", status="superseded"
     )
     return {"client": personas.client, "email": email, "core": core, "old": old}
@@ -172,7 +172,7 @@ def test_bad_filters_say_what_to_fix(client, personas, emma):
 
 def test_memory_list_pages(client, personas):
     for n in range(23):
-        factories.MemoryFactory(client=personas.client, content=f"Fact number {n}.")
+        factories.MemoryFactory.create(client=personas.client, content=f"Fact number {n}.")
     client.force_login(personas.advisor)
     url = _urls(personas.client)["memories"]
     first = client.get(url, HTTP_HX_REQUEST="true")
@@ -210,10 +210,12 @@ def test_empty_client_has_empty_states(client, personas):
     ],
 )
 def test_my_memory_page(client, personas, emma, persona, shown):
-    factories.MemoryFactory(
+    factories.MemoryFactory.create(
         client=personas.heir_client, content="Interested in sustainable ETFs.", tier="core"
     )
-    factories.MemoryFactory(client=personas.parent, content="Giulia's own core.", tier="core")
+    factories.MemoryFactory.create(
+        client=personas.parent, content="Giulia's own core.", tier="core"
+    )
     client.force_login(getattr(personas, persona))
     response = client.get(reverse("profiles:mine"))
     assert response.status_code == 200

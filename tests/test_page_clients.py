@@ -49,8 +49,8 @@ def test_anonymous_is_sent_to_log_in(client, personas):
 
 
 def test_counts_live_memories_and_filters_by_name(client, personas):
-    factories.MemoryFactory(client=personas.client, content="Prefers email.")
-    factories.MemoryFactory(client=personas.client, content="Old.", status="superseded")
+    factories.MemoryFactory.create(client=personas.client, content="Prefers email.")
+    factories.MemoryFactory.create(client=personas.client, content="Old.", status="superseded")
     client.force_login(personas.advisor)
     response = client.get(URL, {"q": "emm"})
     [emma] = response.context["page"]
@@ -67,8 +67,8 @@ def test_htmx_filter_answers_only_the_rows(client, personas):
 
 
 def test_no_assigned_clients_is_an_empty_state(client, personas):
-    lonely = factories.UserFactory(username="lonely")
-    factories.MembershipFactory(tenant=personas.tenant, user=lonely, role="ADVISOR")
+    lonely = factories.UserFactory.create(username="lonely")
+    factories.MembershipFactory.create(tenant=personas.tenant, user=lonely, role="ADVISOR")
     client.force_login(lonely)
     response = client.get(URL)
     assert response.status_code == 200

@@ -29,22 +29,22 @@ OVERRIDE = {**READ, "advisor": 403}
 @pytest.fixture
 def chain(personas):
     """email → phone (updates) → phone extended; a conflict with another, and a merge."""
-    event = factories.EventFactory(client=personas.client, content="Email me, please.")
-    first = factories.MemoryFactory(
+    event = factories.EventFactory.create(client=personas.client, content="Email me, please.")
+    first = factories.MemoryFactory.create(
         client=personas.client, content="Prefers email.", evidence=[event], status="superseded"
     )
-    second = factories.MemoryFactory(client=personas.client, content="Prefers phone calls.")
-    extra = factories.MemoryFactory(
+    second = factories.MemoryFactory.create(client=personas.client, content="Prefers phone calls.")
+    extra = factories.MemoryFactory.create(
         client=personas.client, content="Prefers phone calls after 5 pm on weekdays."
     )
-    rival = factories.MemoryFactory(client=personas.client, content="Prefers letters.")
-    merged = factories.MemoryFactory(
+    rival = factories.MemoryFactory.create(client=personas.client, content="Prefers letters.")
+    merged = factories.MemoryFactory.create(
         client=personas.client, content="Likes the phone.", status="merged"
     )
-    factories.RelationFactory(source=second, target=first, type="updates")
-    factories.RelationFactory(source=extra, target=second, type="extends")
-    factories.RelationFactory(source=rival, target=second, type="conflicts_with")
-    factories.RelationFactory(source=merged, target=second, type="merged_into")
+    factories.RelationFactory.create(source=second, target=first, type="updates")
+    factories.RelationFactory.create(source=extra, target=second, type="extends")
+    factories.RelationFactory.create(source=rival, target=second, type="conflicts_with")
+    factories.RelationFactory.create(source=merged, target=second, type="merged_into")
     return {"first": first, "second": second, "extra": extra, "rival": rival, "merged": merged}
 
 
@@ -90,8 +90,8 @@ def test_memory_page_shows_evidence_versions_and_lineage(client, personas, chain
 
 
 def test_lineage_only_draws_what_the_user_may_see(personas, chain):
-    core = factories.MemoryFactory(client=personas.client, content="Core fact.", tier="core")
-    factories.RelationFactory(source=core, target=chain["second"], type="derives")
+    core = factories.MemoryFactory.create(client=personas.client, content="Core fact.", tier="core")
+    factories.RelationFactory.create(source=core, target=chain["second"], type="derives")
     visible = permissions.memories_visible_to(personas.client_user, personas.tenant)
     lineage = lineage_of(core, visible=visible)
     assert [n.memory for n in lineage.nodes] == [core]
@@ -111,8 +111,8 @@ def test_lineage_layout_is_chronological_with_curves_in_the_gutter(personas, cha
 
 
 def test_client_reads_own_core_memory_without_evidence(client, personas):
-    event = factories.EventFactory(client=personas.client, content="Afternoons are best.")
-    core = factories.MemoryFactory(
+    event = factories.EventFactory.create(client=personas.client, content="Afternoons are best.")
+    core = factories.MemoryFactory.create(
         client=personas.client, content="Prefers afternoons.", tier="core", evidence=[event]
     )
     client.force_login(personas.client_user)
@@ -153,8 +153,8 @@ def test_tier_override_permissions(client, personas, chain, persona):
 
 
 def test_tier_override_that_does_not_fit_says_what_to_do(client, personas):
-    factories.MemoryFactory(client=personas.client, content="x" * 2000, tier="core")
-    memory = factories.MemoryFactory(client=personas.client, content="y" * 100)
+    factories.MemoryFactory.create(client=personas.client, content="x" * 2000, tier="core")
+    memory = factories.MemoryFactory.create(client=personas.client, content="y" * 100)
     client.force_login(personas.supervisor)
     before = db_state()
     response = client.post(

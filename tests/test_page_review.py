@@ -27,21 +27,25 @@ DECIDE = {
 
 @pytest.fixture
 def conflict(personas):
-    event_old = factories.EventFactory(client=personas.client, content="Email is best for me.")
-    event_new = factories.EventFactory(client=personas.client, content="Actually, call me.")
-    old = factories.MemoryFactory(
+    event_old = factories.EventFactory.create(
+        client=personas.client, content="Email is best for me."
+    )
+    event_new = factories.EventFactory.create(client=personas.client, content="Actually, call me.")
+    old = factories.MemoryFactory.create(
         client=personas.client, content="Prefers email.", evidence=[event_old], confidence=0.9
     )
-    new = factories.MemoryFactory(
+    new = factories.MemoryFactory.create(
         client=personas.client, content="Prefers phone.", evidence=[event_new], confidence=0.6
     )
-    return factories.ReviewItemFactory(memory=new, other_memory=old)
+    return factories.ReviewItemFactory.create(memory=new, other_memory=old)
 
 
 @pytest.fixture
 def promotion(personas):
-    memory = factories.MemoryFactory(client=personas.client, content="Never invests in crypto.")
-    return factories.ReviewItemFactory(
+    memory = factories.MemoryFactory.create(
+        client=personas.client, content="Never invests in crypto."
+    )
+    return factories.ReviewItemFactory.create(
         memory=memory,
         other_memory=None,
         type="promotion",
@@ -88,8 +92,8 @@ def test_queue_shows_promotion_score_components(client, personas, promotion):
 
 
 def test_another_tenants_items_are_not_listed(client, personas):
-    foreign = factories.MemoryFactory(client=personas.foreign_client, content="Globex fact.")
-    factories.ReviewItemFactory(memory=foreign)
+    foreign = factories.MemoryFactory.create(client=personas.foreign_client, content="Globex fact.")
+    factories.ReviewItemFactory.create(memory=foreign)
     client.force_login(personas.supervisor)
     response = client.get(reverse("curation:queue"))
     assert response.context["items"] == []
@@ -196,13 +200,13 @@ def test_bulk_permissions(client, personas, conflict, persona):
 
 
 def test_bulk_decides_each_selected_item(client, personas, conflict):
-    other = factories.ReviewItemFactory(
-        memory=factories.MemoryFactory(client=personas.parent, content="Likes bonds."),
-        other_memory=factories.MemoryFactory(client=personas.parent, content="Hates bonds."),
+    other = factories.ReviewItemFactory.create(
+        memory=factories.MemoryFactory.create(client=personas.parent, content="Likes bonds."),
+        other_memory=factories.MemoryFactory.create(client=personas.parent, content="Hates bonds."),
     )
-    untouched = factories.ReviewItemFactory(
-        memory=factories.MemoryFactory(client=personas.parent, content="A."),
-        other_memory=factories.MemoryFactory(client=personas.parent, content="B."),
+    untouched = factories.ReviewItemFactory.create(
+        memory=factories.MemoryFactory.create(client=personas.parent, content="A."),
+        other_memory=factories.MemoryFactory.create(client=personas.parent, content="B."),
     )
     client.force_login(personas.supervisor)
     response = client.post(
@@ -230,9 +234,9 @@ def test_bulk_decides_each_selected_item(client, personas, conflict):
 
 
 def test_bulk_refuses_items_of_another_tenant(client, personas, conflict):
-    foreign = factories.ReviewItemFactory(
-        memory=factories.MemoryFactory(client=personas.foreign_client, content="X."),
-        other_memory=factories.MemoryFactory(client=personas.foreign_client, content="Y."),
+    foreign = factories.ReviewItemFactory.create(
+        memory=factories.MemoryFactory.create(client=personas.foreign_client, content="X."),
+        other_memory=factories.MemoryFactory.create(client=personas.foreign_client, content="Y."),
     )
     client.force_login(personas.supervisor)
     before = db_state()
@@ -261,8 +265,10 @@ def test_a_scored_promotion_shows_each_component_with_its_weight(client, persona
     components = promotion_components(
         restated=4, reads=5, confidence=0.9, sources=3, age_days=15, importance=0.6
     )
-    memory = factories.MemoryFactory(client=personas.client, content="Never invests in crypto.")
-    factories.ReviewItemFactory(
+    memory = factories.MemoryFactory.create(
+        client=personas.client, content="Never invests in crypto."
+    )
+    factories.ReviewItemFactory.create(
         memory=memory,
         other_memory=None,
         type="promotion",

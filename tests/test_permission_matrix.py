@@ -366,7 +366,7 @@ class World:
 @pytest.fixture
 def world(personas) -> World:
     def memory(client, tier, content):
-        return factories.MemoryFactory(client=client, tier=tier, content=content)
+        return factories.MemoryFactory.create(client=client, tier=tier, content=content)
 
     made = {
         "emma_core": memory(personas.client, Tier.CORE, "Prefers to be contacted by email."),
@@ -375,9 +375,11 @@ def world(personas) -> World:
         "marco_core": memory(personas.heir_client, Tier.CORE, "Interested in sustainable ETFs."),
         "carlos_core": memory(personas.advisor2_client, Tier.CORE, "Sails every summer."),
     }
-    factories.MemoryFactory(client=personas.foreign_client, content="Globex emma likes golf.")
+    factories.MemoryFactory.create(
+        client=personas.foreign_client, content="Globex emma likes golf."
+    )
     newer = memory(personas.client, Tier.RECALL, "Prefers phone calls.")
-    conflict = factories.ReviewItemFactory(memory=newer, other_memory=made["emma_recall"])
+    conflict = factories.ReviewItemFactory.create(memory=newer, other_memory=made["emma_recall"])
     return World(
         personas=personas,
         memory_ids={name: str(m.pk) for name, m in made.items()},
@@ -512,7 +514,7 @@ def _call(api, method, path, body):
 
 
 def test_guessing_ids_and_references_across_tenants_finds_nothing(world, personas):
-    foreign = factories.MemoryFactory(client=personas.foreign_client, tier=Tier.CORE)
+    foreign = factories.MemoryFactory.create(client=personas.foreign_client, tier=Tier.CORE)
     guesses = []  # (user, key's tenant, method, path, body)
     for memory_id in world.memory_ids.values():
         guesses += [

@@ -34,13 +34,13 @@ def test_who_sees_which_client(personas):
 
 
 def test_who_sees_which_memory(personas):
-    core = factories.MemoryFactory(client=personas.client, tier=Tier.CORE)
-    recall = factories.MemoryFactory(client=personas.client, tier=Tier.RECALL)
-    forgotten = factories.MemoryFactory(
+    core = factories.MemoryFactory.create(client=personas.client, tier=Tier.CORE)
+    recall = factories.MemoryFactory.create(client=personas.client, tier=Tier.RECALL)
+    forgotten = factories.MemoryFactory.create(
         client=personas.client, tier=Tier.CORE, status=Status.DELETED
     )
-    parent_core = factories.MemoryFactory(client=personas.parent, tier=Tier.CORE)
-    heir_core = factories.MemoryFactory(client=personas.heir_client, tier=Tier.CORE)
+    parent_core = factories.MemoryFactory.create(client=personas.parent, tier=Tier.CORE)
+    heir_core = factories.MemoryFactory.create(client=personas.heir_client, tier=Tier.CORE)
 
     def readers(memory):
         return _who(personas, lambda u: permissions.can_read_memory(u, memory))
@@ -54,8 +54,8 @@ def test_who_sees_which_memory(personas):
 
 
 def test_who_may_act(personas):
-    memory = factories.MemoryFactory(client=personas.client, tier=Tier.CORE)
-    item = factories.ReviewItemFactory(memory=memory)
+    memory = factories.MemoryFactory.create(client=personas.client, tier=Tier.CORE)
+    item = factories.ReviewItemFactory.create(memory=memory)
     tenant = personas.tenant
 
     assert _who(personas, lambda u: permissions.can_write_memory(u, memory)) == {
@@ -111,10 +111,10 @@ def test_who_may_act(personas):
 
 
 def test_an_advisor_keeps_the_memory_of_their_own_sessions(personas):
-    session = factories.SessionFactory(client=personas.client, user=personas.advisor)
-    own = factories.MemoryFactory(client=personas.client, session=session)
-    other = factories.MemoryFactory(client=personas.client)
-    event = factories.EventFactory(client=personas.client, session=session)
+    session = factories.SessionFactory.create(client=personas.client, user=personas.advisor)
+    own = factories.MemoryFactory.create(client=personas.client, session=session)
+    other = factories.MemoryFactory.create(client=personas.client)
+    event = factories.EventFactory.create(client=personas.client, session=session)
     client_unassign_advisor(client=personas.client, advisor=personas.advisor)
 
     assert permissions.can_read_memory(personas.advisor, own)
@@ -163,7 +163,7 @@ def test_a_superuser_sees_every_tenant(personas):
 
 
 def test_fetch_helpers_answer_404_or_403(personas):
-    memory = factories.MemoryFactory(client=personas.client, tier=Tier.CORE)
+    memory = factories.MemoryFactory.create(client=personas.client, tier=Tier.CORE)
     tenant = personas.tenant
     assert permissions.memory_for_write(personas.advisor, tenant, memory.pk) == memory
     with pytest.raises(PermissionDenied):
@@ -182,7 +182,7 @@ def test_fetch_helpers_answer_404_or_403(personas):
         permissions.memory_for_tier_override(personas.advisor2, tenant, memory.pk)
     assert permissions.memory_for_tier_override(personas.supervisor, tenant, memory.pk) == memory
 
-    item = factories.ReviewItemFactory(memory=memory)
+    item = factories.ReviewItemFactory.create(memory=memory)
     items = ReviewItem.objects.all()
     assert permissions.review_item_for_decision(personas.supervisor, items, item.pk) == item
     with pytest.raises(PermissionDenied):

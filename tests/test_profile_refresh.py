@@ -85,11 +85,11 @@ def test_small_talk_marks_nothing(personas, queued, django_capture_on_commit_cal
 def test_the_scheduled_job_rebuilds_stale_and_aged_profiles(personas):
     at = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
     with time_machine.travel(at, tick=False):
-        factories.MemoryFactory(client=personas.client, content="I live in Bristol.")
+        factories.MemoryFactory.create(client=personas.client, content="I live in Bristol.")
         Client.objects.filter(pk=personas.client.pk).update(profile_stale_since=at)
-        aged = factories.ProfileFactory(client=personas.parent)
+        aged = factories.ProfileFactory.create(client=personas.parent)
         Profile.objects.filter(pk=aged.pk).update(refreshed_at=at - timedelta(hours=25))
-        young = factories.ProfileFactory(client=personas.heir_client)
+        young = factories.ProfileFactory.create(client=personas.heir_client)
         run = job_run("refresh_profiles")
         assert (run.outcome, run.counts) == ("succeeded", {"stale": 1, "aged": 1})
         assert Profile.objects.get(client=personas.client).static[0]["text"] == (

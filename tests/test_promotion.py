@@ -22,8 +22,10 @@ DECIDED_AT = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
 
 
 def _candidate(client, content="Prefers to be contacted by email.", **fields):
-    memory = factories.MemoryFactory(client=client, content=content, status="candidate", **fields)
-    item = factories.ReviewItemFactory(
+    memory = factories.MemoryFactory.create(
+        client=client, content=content, status="candidate", **fields
+    )
+    item = factories.ReviewItemFactory.create(
         memory=memory,
         other_memory=None,
         type=ReviewItem.Type.PROMOTION,
@@ -137,7 +139,7 @@ def test_a_memory_merged_meanwhile_makes_the_item_obsolete(personas):
 
 
 def test_a_conflict_item_is_not_a_promotion(personas):
-    item = factories.ReviewItemFactory(
+    item = factories.ReviewItemFactory.create(
         memory__client=personas.client, type=ReviewItem.Type.CONFLICT
     )
     with pytest.raises(DomainError, match="not a promotion"):
@@ -145,7 +147,7 @@ def test_a_conflict_item_is_not_a_promotion(personas):
 
 
 def test_approving_against_a_contradicting_canonical_memory_is_refused(personas):
-    factories.MemoryFactory(
+    factories.MemoryFactory.create(
         client=personas.client,
         content="Prefers to be contacted by phone.",
         attribute="contact_channel",

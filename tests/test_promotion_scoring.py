@@ -20,7 +20,7 @@ DAY = timedelta(days=1)
 
 def _memory(client, content, *, restated=0, reads=0, sessions=1, days=40, **fields):
     with time_machine.travel(NOW - days * DAY, tick=False):
-        memory = factories.MemoryFactory(
+        memory = factories.MemoryFactory.create(
             client=client,
             content=content,
             observed_at=NOW - days * DAY,
@@ -29,8 +29,8 @@ def _memory(client, content, *, restated=0, reads=0, sessions=1, days=40, **fiel
             **fields,
         )
         for _ in range(sessions):
-            session = factories.SessionFactory(client=client)
-            factories.EvidenceFactory(memory=memory, event__session=session)
+            session = factories.SessionFactory.create(client=client)
+            factories.EvidenceFactory.create(memory=memory, event__session=session)
     Memory.objects.filter(pk=memory.pk).update(evidence_count=sessions)
     memory.refresh_from_db()
     return memory
@@ -85,7 +85,9 @@ def world(personas):
             days=1,
         ),
     }
-    factories.RelationFactory(source=w["rival"], target=w["in_conflict"], type="conflicts_with")
+    factories.RelationFactory.create(
+        source=w["rival"], target=w["in_conflict"], type="conflicts_with"
+    )
     return w
 
 
@@ -157,7 +159,7 @@ def test_a_rejected_memory_waits_unless_its_evidence_grows(personas, world):
     with time_machine.travel(NOW + 10 * DAY, tick=False):
         run(promotions_score)
         assert ReviewItem.objects.filter(state="open").count() == 1  # the principle
-        factories.EvidenceFactory(memory=world["medium"])
+        factories.EvidenceFactory.create(memory=world["medium"])
         Memory.objects.filter(pk=world["medium"].pk).update(evidence_count=3)
         run(promotions_score)
         assert set(ReviewItem.objects.filter(state="open").values_list("memory", flat=True)) == {

@@ -69,7 +69,7 @@ def test_a_job_goes_through_redis_to_a_real_worker(personas, tmp_path):
     import redis
 
     redis.Redis.from_url(REDIS_URL).flushdb()
-    memory = factories.MemoryFactory(
+    memory = factories.MemoryFactory.create(
         client=personas.client,
         content="Meeting on Monday at 10.",
         expires_at=timezone.now() - timedelta(hours=1),

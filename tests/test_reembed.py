@@ -10,7 +10,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_waiting_memories_are_embedded_once(personas):
-    waiting = [factories.MemoryFactory(client=personas.client) for _ in range(3)]
+    waiting = [factories.MemoryFactory.create(client=personas.client) for _ in range(3)]
     assert all(m.needs_embedding for m in waiting)
 
     assert memories_reembed(limit=2)["embedded"] == 2
@@ -28,7 +28,7 @@ def test_a_failed_run_leaves_them_waiting(personas, settings, fake_provider):
     from memories.services.embeddings import reset_chain
 
     reset_chain()
-    factories.MemoryFactory(client=personas.client)
+    factories.MemoryFactory.create(client=personas.client)
     fake_provider.script.append("500")
     assert memories_reembed() == {"embedded": 0, "failed": 1}
     assert Memory.objects.filter(needs_embedding=True).count() == 1

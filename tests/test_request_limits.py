@@ -44,7 +44,7 @@ def _post(api_client, key, url, body, method="post"):
 def test_a_body_over_the_limit_is_413_and_stores_nothing(
     api_client, used_key, personas, small_bodies, method, url, body
 ):
-    memory = factories.MemoryFactory(client=personas.client)
+    memory = factories.MemoryFactory.create(client=personas.client)
     with unchanged():
         response = _post(api_client, used_key, url.format(memory=memory.pk), body, method)
     assert response.status_code == 413

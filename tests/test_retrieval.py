@@ -22,7 +22,7 @@ def remember(personas):
     def _remember(content, *, client=None, days_ago=0, **fields):
         at = timezone.now() - timedelta(days=days_ago)
         with time_machine.travel(at, tick=True):  # created then: created_at is immutable
-            memory = factories.MemoryFactory(
+            memory = factories.MemoryFactory.create(
                 client=client or personas.client, content=content, observed_at=at, **fields
             )
         memories_reembed()
@@ -235,7 +235,7 @@ def test_the_pick_weighs_every_candidate_against_what_is_chosen(personas):
     from memories.services.embeddings import get_chain
 
     first, repeat, other = (
-        factories.MemoryFactory(client=personas.client, content=text)
+        factories.MemoryFactory.create(client=personas.client, content=text)
         for text in ("Sails a Dragon class boat.", "Sails every summer.", "Keeps bees.")
     )
     memories_reembed()
@@ -275,7 +275,7 @@ def test_the_nearest_live_memories_are_found_however_many_near_ones_are_gone(
     scans. Either way the answer is the nearest live memories, and only the answer's reads
     are logged."""
     memories = [
-        factories.MemoryFactory(client=personas.client, content=f"Item number {n} on file.")
+        factories.MemoryFactory.create(client=personas.client, content=f"Item number {n} on file.")
         for n in range(100)
     ]
     memories_reembed()
@@ -299,10 +299,10 @@ def test_an_hnsw_scan_that_gives_up_early_is_searched_again(personas):
     """The index may return fewer vectors than asked (hnsw.max_scan_tuples, ef_search)
     though the client has more: that is short too, not "the client has no more"."""
     memories = [
-        factories.MemoryFactory(client=personas.client, content=f"Item number {n} on file.")
+        factories.MemoryFactory.create(client=personas.client, content=f"Item number {n} on file.")
         for n in range(99)
     ]
-    memories.append(factories.MemoryFactory(client=personas.client, content="She can sail."))
+    memories.append(factories.MemoryFactory.create(client=personas.client, content="She can sail."))
     memories_reembed()
     _placed_around("where does she sail", memories)  # "She can sail." is the furthest
     Memory.objects.filter(pk__in=[m.pk for m in memories[:20]]).update(status="superseded")

@@ -11,9 +11,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def conflict(personas):
-    old = factories.MemoryFactory(client=personas.client, content="Prefers email.")
-    new = factories.MemoryFactory(client=personas.client, content="Prefers phone.")
-    return factories.ReviewItemFactory(memory=new, other_memory=old)
+    old = factories.MemoryFactory.create(client=personas.client, content="Prefers email.")
+    new = factories.MemoryFactory.create(client=personas.client, content="Prefers phone.")
+    return factories.ReviewItemFactory.create(memory=new, other_memory=old)
 
 
 def _decide(api_client, user, tenant, item, *, key=None, **body):

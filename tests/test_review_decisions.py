@@ -103,9 +103,11 @@ def test_merge_links_the_new_memory_into_the_old_one(personas, conflict):
 
 
 def test_accept_new_takes_the_core_place_of_the_old_memory(personas):
-    old = factories.MemoryFactory(client=personas.client, content="Prefers email.", tier="core")
-    new = factories.MemoryFactory(client=personas.client, content="Prefers phone.")
-    item = factories.ReviewItemFactory(memory=new, other_memory=old)
+    old = factories.MemoryFactory.create(
+        client=personas.client, content="Prefers email.", tier="core"
+    )
+    new = factories.MemoryFactory.create(client=personas.client, content="Prefers phone.")
+    item = factories.ReviewItemFactory.create(memory=new, other_memory=old)
     conflict_decide(item=item, decision="accept_new", actor=personas.supervisor)
     new.refresh_from_db()
     assert new.tier == "core"
@@ -131,12 +133,12 @@ def test_an_item_whose_memory_changed_meanwhile_becomes_obsolete(personas, confl
 
 
 def test_invalidating_a_memory_makes_its_other_open_items_obsolete(personas):
-    old = factories.MemoryFactory(client=personas.client, content="Prefers email.")
-    first = factories.MemoryFactory(client=personas.client, content="Prefers phone.")
-    second = factories.MemoryFactory(client=personas.client, content="Prefers letters.")
-    a = factories.ReviewItemFactory(memory=first, other_memory=old)
-    b = factories.ReviewItemFactory(memory=second, other_memory=old)
-    promotion = factories.ReviewItemFactory(memory=old, other_memory=None, type="promotion")
+    old = factories.MemoryFactory.create(client=personas.client, content="Prefers email.")
+    first = factories.MemoryFactory.create(client=personas.client, content="Prefers phone.")
+    second = factories.MemoryFactory.create(client=personas.client, content="Prefers letters.")
+    a = factories.ReviewItemFactory.create(memory=first, other_memory=old)
+    b = factories.ReviewItemFactory.create(memory=second, other_memory=old)
+    promotion = factories.ReviewItemFactory.create(memory=old, other_memory=None, type="promotion")
     conflict_decide(item=a, decision="accept_new", actor=personas.supervisor)
     b.refresh_from_db()
     promotion.refresh_from_db()
@@ -147,7 +149,7 @@ def test_invalidating_a_memory_makes_its_other_open_items_obsolete(personas):
 def test_unknown_decision_and_promotion_items_are_refused(personas, conflict):
     with pytest.raises(DomainError, match="Unknown decision 'approve'"):
         conflict_decide(item=conflict, decision="approve", actor=personas.supervisor)
-    promotion = factories.ReviewItemFactory(
+    promotion = factories.ReviewItemFactory.create(
         client=personas.client, memory=conflict.memory, other_memory=None, type="promotion"
     )
     with pytest.raises(DomainError, match="is a promotion"):

@@ -153,11 +153,11 @@ def in_process_app(db):
 @pytest.fixture
 def seeded_key(tenant):
     """A supervisor's key in a tenant with a client that has memories, as an agent has."""
-    user = factories.UserFactory(username="agent")
-    factories.MembershipFactory(tenant=tenant, user=user, role=Role.SUPERVISOR)
-    client = factories.ClientFactory(tenant=tenant, external_ref="emma-clarke")
-    factories.MemoryFactory(client=client, tier=Tier.CORE, content="Prefers email.")
-    factories.MemoryFactory(client=client, content="Plans to sell the flat in Bath.")
+    user = factories.UserFactory.create(username="agent")
+    factories.MembershipFactory.create(tenant=tenant, user=user, role=Role.SUPERVISOR)
+    client = factories.ClientFactory.create(tenant=tenant, external_ref="emma-clarke")
+    factories.MemoryFactory.create(client=client, tier=Tier.CORE, content="Prefers email.")
+    factories.MemoryFactory.create(client=client, content="Plans to sell the flat in Bath.")
     _, raw = factories.api_key_for(user, tenant)
     return raw
 

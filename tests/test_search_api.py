@@ -62,7 +62,9 @@ def test_search_permissions(api_client, personas, post_event, persona, ref, stat
 
 
 def test_a_client_sees_only_their_core_memories(api_client, personas, post_event):
-    core = factories.MemoryFactory(client=personas.client, content="Prefers email.", tier="core")
+    core = factories.MemoryFactory.create(
+        client=personas.client, content="Prefers email.", tier="core"
+    )
     post_event("I prefer email for statements.")
     response = _search(
         api_client,
@@ -137,7 +139,7 @@ def test_memory_detail_and_history(api_client, personas, post_event, agent_key):
 
 @pytest.mark.parametrize("persona", ["advisor2", "outsider", "heir", "client_user"])
 def test_memory_detail_is_404_for_those_who_may_not_see_it(api_client, personas, persona):
-    memory = factories.MemoryFactory(client=personas.parent, tier="recall")
+    memory = factories.MemoryFactory.create(client=personas.parent, tier="recall")
     user = getattr(personas, persona)
     tenant = personas.other_tenant if persona == "outsider" else personas.tenant
     _, key = factories.api_key_for(user, tenant)

@@ -25,8 +25,10 @@ def _migrate(target) -> None:
 
 
 def test_old_vectors_become_what_the_write_path_writes_now(personas):
-    memory = factories.MemoryFactory(client=personas.client, content="Prefers email, not phone.")
-    other = factories.MemoryFactory(client=personas.parent, content="Prefers the phone.")
+    memory = factories.MemoryFactory.create(
+        client=personas.client, content="Prefers email, not phone."
+    )
+    other = factories.MemoryFactory.create(client=personas.parent, content="Prefers the phone.")
     written = _stored(memory), _stored(other)
 
     _migrate(BEFORE)

@@ -21,7 +21,7 @@ def _memory(client, content, *, tier="recall", seen=1, read=None, reads=(), **fi
     """``seen``: days since last restated; ``read``: days since last read (rolled up);
     ``reads``: days ago of reads not rolled up yet."""
     with time_machine.travel(NOW - 200 * DAY, tick=False):
-        memory = factories.MemoryFactory(client=client, content=content, tier=tier, **fields)
+        memory = factories.MemoryFactory.create(client=client, content=content, tier=tier, **fields)
     updates = {"last_seen_at": NOW - seen * DAY}
     if read is not None:
         updates["last_accessed_at"] = NOW - read * DAY
@@ -126,13 +126,15 @@ def test_two_workers_move_each_memory_once(personas, settings):
 def test_ranking_refresh(personas):
     c = personas.client
     with time_machine.travel(NOW, tick=False):
-        fresh = factories.MemoryFactory(client=c, content="Wants to retire early.")
-        factories.EvidenceFactory(memory=fresh)
+        fresh = factories.MemoryFactory.create(client=c, content="Wants to retire early.")
+        factories.EvidenceFactory.create(memory=fresh)
         Memory.objects.filter(pk=fresh.pk).update(evidence_count=1)
-        used = factories.MemoryFactory(
+        used = factories.MemoryFactory.create(
             client=c, content="Lives in Bristol.", usage_count=4, status="promoted"
         )
-        gone = factories.MemoryFactory(client=c, content="Lived in Leeds.", status="superseded")
+        gone = factories.MemoryFactory.create(
+            client=c, content="Lived in Leeds.", status="superseded"
+        )
         assert run(ranking_refresh) == {"updated": 2, "memories": 2}
         assert run(ranking_refresh) == {"memories": 2}
     scores = dict(Memory.objects.values_list("pk", "rank_score"))

@@ -90,7 +90,7 @@ def test_every_tool_works_end_to_end(api_client, agent_key, personas):
 
 
 def test_forget_is_403_for_a_client_and_404_for_another_advisor(api_client, personas):
-    memory = factories.MemoryFactory(client=personas.client, tier="core")
+    memory = factories.MemoryFactory.create(client=personas.client, tier="core")
     for user, status in ((personas.client_user, 403), (personas.advisor2, 404)):
         _, key = factories.api_key_for(user, personas.tenant)
         response = api_client.delete(
@@ -103,7 +103,7 @@ def test_forget_is_403_for_a_client_and_404_for_another_advisor(api_client, pers
 
 
 def test_feedback_lowers_confidence_or_counts_a_use(api_client, agent_key, personas):
-    memory = factories.MemoryFactory(client=personas.client, confidence=0.8)
+    memory = factories.MemoryFactory.create(client=personas.client, confidence=0.8)
     url = f"/api/v1/memories/{memory.pk}/feedback/"
     auth = {"HTTP_AUTHORIZATION": f"Bearer {agent_key}"}
     api_client.post(url, {"useful": False}, format="json", **auth)
@@ -117,8 +117,8 @@ def test_feedback_lowers_confidence_or_counts_a_use(api_client, agent_key, perso
 
 
 def test_accesses_roll_up_into_usage_once(personas):
-    memory = factories.MemoryFactory(client=personas.client)
-    other = factories.MemoryFactory(client=personas.client)
+    memory = factories.MemoryFactory.create(client=personas.client)
+    other = factories.MemoryFactory.create(client=personas.client)
     for target in (memory, memory, memory, other):
         MemoryAccess.objects.create(memory=target, client=personas.client)
     assert accesses_roll_up() == {"accesses": 4, "memories": 2}

@@ -31,8 +31,8 @@ def test_space_index_is_used_by_the_nearest_neighbour_query(dimension, type_):
         provider="test", model=f"m{dimension}", dimension=dimension
     )
     assert space.vector_type == f"{type_}({dimension})"
-    memory = factories.MemoryFactory()
-    factories.MemoryEmbeddingFactory(memory=memory, space=space)
+    memory = factories.MemoryFactory.create()
+    factories.MemoryEmbeddingFactory.create(memory=memory, space=space)
     plan = _plan(space, memory.client_id)
     assert space.index_name in plan
     assert "Index Scan" in plan
@@ -48,15 +48,15 @@ def test_ensure_is_idempotent_and_rejects_a_dimension_change():
 
 def test_a_vector_of_the_wrong_dimension_is_refused_by_the_index():
     space = embedding_space_get_or_create(provider="test", model="m", dimension=8)
-    memory = factories.MemoryFactory()
+    memory = factories.MemoryFactory.create()
     with pytest.raises(DataError), transaction.atomic():
-        factories.MemoryEmbeddingFactory(memory=memory, space=space, vector=[1.0, 0.0, 0.0])
+        factories.MemoryEmbeddingFactory.create(memory=memory, space=space, vector=[1.0, 0.0, 0.0])
 
 
 def test_two_models_can_embed_the_same_memory():
-    memory = factories.MemoryFactory()
+    memory = factories.MemoryFactory.create()
     small = embedding_space_get_or_create(provider="local", model="a", dimension=4)
     large = embedding_space_get_or_create(provider="openai", model="b", dimension=2500)
-    factories.MemoryEmbeddingFactory(memory=memory, space=small)
-    factories.MemoryEmbeddingFactory(memory=memory, space=large)
+    factories.MemoryEmbeddingFactory.create(memory=memory, space=small)
+    factories.MemoryEmbeddingFactory.create(memory=memory, space=large)
     assert memory.embeddings.count() == 2
