@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import User
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from memories.models import Memory, Role
+from memories.models import Client, Memory, Role, Tenant
 from memories.services.embeddings import reset_chain
 from memories.services.tenancy import client_assign_advisor
 from tests import factories
@@ -53,7 +54,7 @@ def other_tenant(db):
     return factories.TenantFactory.create(slug="globex", name="Globex Private")
 
 
-def _member(tenant, username, role, **user_fields):
+def _member(tenant: Tenant, username: str, role: str, **user_fields) -> User:
     user = factories.UserFactory.create(username=username, **user_fields)
     factories.MembershipFactory.create(tenant=tenant, user=user, role=role)
     return user
@@ -61,24 +62,24 @@ def _member(tenant, username, role, **user_fields):
 
 @dataclass
 class Personas:
-    tenant: object
-    other_tenant: object
-    advisor: object
-    advisor2: object
-    outsider: object
-    supervisor: object
-    admin: object
-    client_user: object
-    heir: object
-    client: object  # assigned to advisor, linked to client_user
-    parent: object  # assigned to advisor, the heir's parent
-    heir_client: object
-    advisor2_client: object
-    foreign_client: object
+    tenant: Tenant
+    other_tenant: Tenant
+    advisor: User
+    advisor2: User
+    outsider: User
+    supervisor: User
+    admin: User
+    client_user: User
+    heir: User
+    client: Client  # assigned to advisor, linked to client_user
+    parent: Client  # assigned to advisor, the heir's parent
+    heir_client: Client
+    advisor2_client: Client
+    foreign_client: Client
 
 
 @pytest.fixture
-def personas(tenant, other_tenant) -> Personas:
+def personas(tenant: Tenant, other_tenant: Tenant) -> Personas:
     advisor = _member(tenant, "advisor", Role.ADVISOR)
     advisor2 = _member(tenant, "advisor2", Role.ADVISOR)
     outsider = _member(other_tenant, "outsider", Role.ADVISOR)

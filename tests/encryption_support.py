@@ -70,7 +70,7 @@ def ingest_corpus(*, user, tenant, client="ana-7", corpus=CORPUS, session="s-1")
 
 def dump_database() -> str:
     """Every row of every table of the database, as COPY writes it (values, not schema)."""
-    chunks = []
+    chunks: list[str] = []
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT quote_ident(table_schema) || '.' || quote_ident(table_name) "

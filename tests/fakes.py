@@ -108,6 +108,7 @@ class FakeProviderServer:
         data = []
         for index, text in enumerate(texts):
             vector = fake_vector(text, dimension)
+            embedding: str | list[float]
             if body.get("encoding_format") == "base64":
                 packed = struct.pack(f"<{len(vector)}f", *vector)
                 embedding = base64.b64encode(packed).decode()

@@ -22,6 +22,7 @@ import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import cast
 
 from django.apps import apps
 from django.db import models
@@ -36,7 +37,8 @@ def _tenant_path(model: type[models.Model]) -> str | None:
         return "tenant"
     for field in model._meta.get_fields():
         if field.many_to_one and field.concrete:
-            related = field.related_model
+            # A concrete foreign key's target is a model class once apps are loaded.
+            related = cast(type[models.Model], field.related_model)
             if any(f.name == "tenant" for f in related._meta.get_fields()):
                 return f"{field.name}__tenant"
     return None

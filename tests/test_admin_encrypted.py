@@ -49,6 +49,7 @@ def test_a_sealed_rows_page_leaves_the_sealed_fields_out(admin_browser):
     tenant = _ingest(encrypted=True)
     memory = Memory.objects.filter(tenant=tenant).first()
     event = Event.objects.filter(tenant=tenant).first()
+    assert memory is not None and event is not None
     for path in (
         f"/admin/memories/memory/{memory.pk}/change/",
         f"/admin/memories/event/{event.pk}/change/",

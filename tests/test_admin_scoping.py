@@ -132,4 +132,5 @@ def test_foreign_key_choices_are_scoped(personas, both_tenants):
     request = RequestFactory().get("/admin/")
     request.user = personas.advisor
     field = sessions.formfield_for_foreignkey(sessions.model._meta.get_field("client"), request)
+    assert field is not None and field.queryset is not None
     assert {c.external_ref for c in field.queryset} == {"emma", "giulia", "marco"}

@@ -29,7 +29,7 @@ HOLDER = textwrap.dedent(
 )
 
 
-def _spawn(data_dir: Path, mode: str) -> subprocess.Popen:
+def _spawn(data_dir: Path, mode: str) -> subprocess.Popen[str]:
     return subprocess.Popen(  # noqa: S603
         [sys.executable, "-c", HOLDER, str(data_dir), mode],
         cwd=ROOT,
@@ -40,7 +40,8 @@ def _spawn(data_dir: Path, mode: str) -> subprocess.Popen:
     )
 
 
-def _started(proc: subprocess.Popen) -> dict:
+def _started(proc: subprocess.Popen[str]) -> dict:
+    assert proc.stdout is not None  # spawned with stdout=PIPE
     line = proc.stdout.readline()
     assert line, "the process did not start the server"
     return json.loads(line)

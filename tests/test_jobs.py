@@ -29,7 +29,8 @@ def test_run_job_prints_the_summary_of_its_run(personas):
         "succeeded",
         {"embedded": 1},
     )
-    assert run.finished_at is not None and run.duration_ms >= 0 and run.worker
+    assert run.finished_at is not None and run.worker
+    assert run.duration_ms is not None and run.duration_ms >= 0
     assert out.getvalue() == f"reembed [acme] succeeded in {run.duration_ms} ms: embedded=1\n"
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pytest
 from django.test import Client as PageClient
@@ -22,6 +23,9 @@ from rest_framework.test import APIClient
 from memories.models import Tier
 from tests import factories
 from tests.snapshot import take
+
+if TYPE_CHECKING:
+    from tests.conftest import Personas
 
 pytestmark = pytest.mark.django_db
 
@@ -109,7 +113,7 @@ PAGE_ERASE = cells(403, supervisor=302, admin=302, outsider=404, advisor2=404, h
 PAGE_ERASE["anonymous"] = LOGIN
 # Import: a tenant-wide act for supervisors and admins; everyone else signed in gets 403.
 IMPORT_ZOE = cells(403, supervisor=201, admin=201)
-ZOE_EXPORT = {
+ZOE_EXPORT: dict[str, object] = {
     "format": "memoryhub.client-export/1",
     "exported_at": "2026-12-01T10:00:00+00:00",
     "tenant": "acme",
@@ -353,10 +357,10 @@ ROWS = [
 
 @dataclass
 class World:
-    personas: object
-    memory_ids: dict
-    ids: dict
-    acme_contents: list
+    personas: Personas
+    memory_ids: dict[str, str]
+    ids: dict[str, str]
+    acme_contents: list[str]
 
     def user(self, persona):
         name = {"client": "client_user"}.get(persona, persona)
@@ -458,12 +462,14 @@ def test_matrix(row, persona, world):
 
     assert response.status_code == status, response.content[:500]
     if denied:
+        assert before is not None  # taken above for every denial
         assert take().changes(before) == []
         if row.page and status == 302:
             assert "login" in response["Location"]
         if not row.page and status >= 400:
             assert set(response.json()["error"]) == {"code", "message", "fields"}
     elif persona == "outsider":
+        assert before is not None  # taken above for the outsider
         assert take(tenant=acme).changes(before) == []
         _sees_acme_only_as_acme(response, world, persona)
     if row.check and not denied:

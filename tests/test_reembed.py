@@ -18,7 +18,9 @@ def test_waiting_memories_are_embedded_once(personas):
     assert memories_reembed(limit=2) == {"embedded": 0, "failed": 0}
     assert MemoryEmbedding.objects.count() == 3
     assert Memory.objects.filter(needs_embedding=True).count() == 0
-    space = MemoryEmbedding.objects.first().space
+    embedding = MemoryEmbedding.objects.first()
+    assert embedding is not None
+    space = embedding.space
     assert (space.provider, space.dimension) == ("local", 384)
 
 

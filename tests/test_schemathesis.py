@@ -93,7 +93,7 @@ def _import_keeps_documented_rules(doc) -> bool:
     evidence = [
         (m.get("id"), ev.get("event"))
         for m in memories
-        for ev in (m.get("evidence") if isinstance(m.get("evidence"), list) else [])
+        for ev in (m["evidence"] if isinstance(m.get("evidence"), list) else [])
         if isinstance(ev, dict)
     ]
     edges = [

@@ -40,6 +40,7 @@ def test_seed_demo_creates_one_user_per_persona_and_is_idempotent(client):
 def test_demo_family_and_assignments():
     _seed()
     heir_client = Client.objects.get(user__username="heir")
+    assert heir_client.family_parent is not None
     assert heir_client.family_parent.external_ref == "giulia-rossi"
     assert Client.objects.get(user__username="client").external_ref == "emma-clarke"
     carlos = Client.objects.get(external_ref="carlos-mendez")
