@@ -86,7 +86,8 @@ def main() -> None:
             pass
         return elapsed, dict(counts)
 
-    results, sessions = [], {}
+    results: list[tuple[int, int, float, float, float]] = []
+    sessions: dict[tuple[int, int], uuid.UUID] = {}
     rows = memory_rows(max(args.sizes), clients=len(refs))
     for size in sorted(args.sizes):
         have = Memory.objects.filter(tenant=tenant).count()

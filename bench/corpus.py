@@ -6,6 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import random
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    import numpy as np
 
 NAMES = ["Emma", "James", "Giulia", "Marco", "Carlos", "Lucía", "Sofia", "Luca", "Hannah"]
 CITIES = ["Bristol", "Leeds", "Milano", "Torino", "Madrid", "Sevilla", "Zurich", "Lugano"]
@@ -224,9 +230,22 @@ class MemoryRow:
         "session",
         "vector",
     )
+    category: str
+    client: int
+    confidence: float
+    content: str
+    importance: float
+    kind: str
+    reads: int
+    restated: int
+    seen: datetime
+    session: int
+    vector: np.ndarray
 
 
-def memory_rows(count: int, *, clients: int, seed: int = 11, dimension: int = 64) -> list:
+def memory_rows(
+    count: int, *, clients: int, seed: int = 11, dimension: int = 64
+) -> list[MemoryRow]:
     """``count`` memories over ``clients`` clients (one of them holds a quarter): distinct
     facts, 3% restatements differing only by emphasis, 3% near misses (one slot changed).
     A prefix of the list has the same make-up as the whole."""
@@ -242,7 +261,7 @@ def memory_rows(count: int, *, clients: int, seed: int = 11, dimension: int = 64
     facts: dict[int, list] = {}
     per_client: dict[int, int] = {}
     bases: dict[tuple, np.ndarray] = {}
-    rows = []
+    rows: list[MemoryRow] = []
 
     def base_of(key) -> np.ndarray:
         if key not in bases:

@@ -75,7 +75,7 @@ def main() -> None:
 
     corpus = events(args.events, clients=args.clients)
     batches = [corpus[i : i + args.batch] for i in range(0, len(corpus), args.batch)]
-    ingest = {mode: [] for mode in modes}
+    ingest: dict[str, list[float]] = {mode: [] for mode in modes}
     for index, batch in enumerate(batches):
         order = list(modes) if index % 2 == 0 else list(reversed(modes))
         for mode in order:
@@ -102,8 +102,8 @@ def main() -> None:
         mode: {c.external_ref: c for c in tenant.clients.all()}
         for mode, (tenant, _) in modes.items()
     }
-    hybrid = {mode: [] for mode in modes}
-    text = {mode: [] for mode in modes}
+    hybrid: dict[str, list[float]] = {mode: [] for mode in modes}
+    text: dict[str, list[float]] = {mode: [] for mode in modes}
     for index in range(args.queries):
         ref, query = rng.choice(refs), rng.choice(QUERIES)
         order = list(modes) if index % 2 == 0 else list(reversed(modes))
@@ -118,7 +118,7 @@ def main() -> None:
             )
             text[mode].append(_ms(start))
 
-    load = {mode: [] for mode in modes}
+    load: dict[str, list[float]] = {mode: [] for mode in modes}
     for index in range(5):
         order = list(modes) if index % 2 == 0 else list(reversed(modes))
         for mode in order:

@@ -17,10 +17,10 @@ from _setup import drain_queue, percentile, setup_django, summary
 
 setup_django()
 
+from corpus import events as make_events  # noqa: E402
 from django.db import transaction  # noqa: E402
 from rest_framework.test import APIClient  # noqa: E402
 
-from bench.corpus import events as make_events  # noqa: E402
 from memories.models import Event, Role  # noqa: E402
 from memories.services.api_keys import api_key_create  # noqa: E402
 from memories.services.embeddings import get_chain  # noqa: E402

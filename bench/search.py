@@ -62,7 +62,8 @@ def build(total: int, clients: int):
     )
     sizes = client_sizes(total, clients)
     existing = dict(Client.objects.filter(tenant=tenant).values_list("external_ref", "pk"))
-    chain, cache = get_chain(), {}
+    chain = get_chain()
+    cache: dict[str, np.ndarray] = {}
     started = time.perf_counter()
     for number, size in enumerate(sizes):
         ref = f"c{number:04d}"
