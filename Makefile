@@ -32,7 +32,7 @@ test: install-dev
 lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy memories curation profiles memoryhub
+	$(BIN)/mypy memories curation profiles memoryhub tests bench tools
 
 format: install-dev
 	$(BIN)/ruff format .
