@@ -52,6 +52,7 @@ def main() -> None:
 
     def bare(search: Search) -> None:
         space = search.space
+        assert space is not None  # the local model's space: every bench memory has a vector
         _run(
             "SELECT memory_id FROM memories_memoryembedding WHERE space_id = %s "  # noqa: S608
             f"AND client_id = %s ORDER BY {space.distance_sql()} LIMIT 10",
