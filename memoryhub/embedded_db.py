@@ -98,7 +98,7 @@ def start(data_dir: Path) -> EmbeddedServer:
     return embedded
 
 
-def shared_buffers() -> str:
+def shared_buffers(cgroup: Path = Path("/sys/fs/cgroup")) -> str:
     """PostgreSQL's rule of thumb for a server of its own: a quarter of the memory, here
     at most 8 GB (at least PostgreSQL's default, 128 MB). With the default alone, a search
     at a million memories read most of its pages from the kernel rather than from
@@ -106,10 +106,25 @@ def shared_buffers() -> str:
     configured = os.environ.get(SHARED_BUFFERS_ENV, "").strip()
     if configured:
         return configured
+    quarter = available_memory(cgroup) // 4 // (1024 * 1024)
+    return f"{min(max(quarter, 128), 8192)}MB"
+
+
+def available_memory(cgroup: Path = Path("/sys/fs/cgroup")) -> int:
+    """The machine's memory in bytes, or its container's limit when that is lower (cgroup
+    v2 ``memory.max``, v1 ``memory/memory.limit_in_bytes``): a quarter of a 64 GB host is
+    more than a 4 GB container may take."""
     import psutil
 
-    quarter = psutil.virtual_memory().total // 4 // (1024 * 1024)
-    return f"{min(max(quarter, 128), 8192)}MB"
+    memory = psutil.virtual_memory().total
+    for limit in (cgroup / "memory.max", cgroup / "memory" / "memory.limit_in_bytes"):
+        try:
+            value = limit.read_text().strip()
+        except OSError:
+            continue
+        if value.isdigit():  # "max": no limit
+            memory = min(memory, int(value))
+    return memory
 
 
 def _write_tuning(pgdata: Path) -> None:

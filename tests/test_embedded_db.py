@@ -96,3 +96,35 @@ def test_listens_on_no_tcp_port(data_dir):
             assert conn.execute("SELECT 1").fetchone() == (1,)
     finally:
         holder.communicate("\n", timeout=30)
+
+
+GIB = 1024**3
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({"memory.max": str(4 * GIB)}, "1024MB"),  # cgroup v2: a 4 GB container
+        ({"memory/memory.limit_in_bytes": str(2 * GIB)}, "512MB"),  # cgroup v1
+        ({"memory.max": str(256 * 1024**2)}, "128MB"),  # never below PostgreSQL's default
+    ],
+)
+def test_shared_buffers_take_a_quarter_of_the_containers_memory(
+    tmp_path, monkeypatch, files, expected
+):
+    monkeypatch.delenv(embedded_db.SHARED_BUFFERS_ENV, raising=False)
+    for name, value in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(value + "\n")
+    assert embedded_db.shared_buffers(tmp_path) == expected
+
+
+def test_without_a_container_limit_shared_buffers_follow_the_machine(tmp_path, monkeypatch):
+    import psutil
+
+    monkeypatch.delenv(embedded_db.SHARED_BUFFERS_ENV, raising=False)
+    (tmp_path / "memory.max").write_text("max\n")  # cgroup v2 says: no limit
+    quarter = psutil.virtual_memory().total // 4 // 1024**2
+    assert embedded_db.shared_buffers(tmp_path) == f"{min(max(quarter, 128), 8192)}MB"
+    monkeypatch.setenv(embedded_db.SHARED_BUFFERS_ENV, "300MB")
+    assert embedded_db.shared_buffers(tmp_path) == "300MB"
