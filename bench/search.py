@@ -23,7 +23,7 @@ import random
 import time
 
 from _setup import percentile, setup_django
-from search_corpus import QUERIES, sentence
+from search_corpus import QUERIES, data_set_slug, sentence
 
 setup_django()
 
@@ -54,7 +54,7 @@ def client_sizes(total: int, clients: int) -> list[int]:
 
 
 def build(total: int, clients: int):
-    slug = f"bench-search-v2-{total}"
+    slug = data_set_slug(total)
     tenant = tenant_get_or_create(slug=slug)
     user = member_ensure(tenant=tenant, username=slug, role=Role.SUPERVISOR)
     space, _ = EmbeddingSpace.objects.get_or_create(

@@ -1,9 +1,10 @@
-"""The search benchmarks' corpus: two generated sentences a memory, and the queries they
-ask. Data only, so that every search benchmark can import it without running another's
-set-up."""
+"""The search benchmarks' corpus: two generated sentences a memory, the queries they ask,
+and the tenant a data set lives in. Importing it runs no set-up, so that every search
+benchmark can use it without running another's."""
 
 from __future__ import annotations
 
+import argparse
 import random
 
 SUBJECTS = [
@@ -80,3 +81,26 @@ def sentence(rng: random.Random) -> str:
         p=rng.choice(PEOPLE),
         n=rng.randint(2, 9),
     )
+
+
+def data_set_slug(memories: int) -> str:
+    """The tenant bench/search.py builds its data set of ``memories`` in."""
+    return f"bench-search-v2-{memories}"
+
+
+def data_set_arguments() -> argparse.Namespace:
+    """--memories and --queries, for the scripts that read bench/search.py's data set."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=300)
+    return parser.parse_args()
+
+
+def built_data_set(memories: int):
+    """The tenant of bench/search.py's data set of ``memories`` (Django must be set up)."""
+    from memories.models import Tenant
+
+    tenant = Tenant.objects.filter(slug=data_set_slug(memories)).first()
+    if tenant is None:
+        raise SystemExit(f"no data set of {memories}: run bench/search.py --memories {memories}")
+    return tenant

@@ -10,7 +10,6 @@ rate-limited GET /api/v1/tools/, which does no work of its own: the API's floor.
 
 from __future__ import annotations
 
-import argparse
 import collections
 import functools
 import random
@@ -22,12 +21,12 @@ from _setup import percentile, setup_django
 setup_django()
 
 from rest_framework.test import APIClient  # noqa: E402
-from search_corpus import QUERIES  # noqa: E402
+from search_corpus import QUERIES, built_data_set, data_set_arguments  # noqa: E402
 
 import memories.api as api_module  # noqa: E402
 import memories.services.retrieval as retrieval  # noqa: E402
 from memories import authentication, permissions, throttling  # noqa: E402
-from memories.models import Client, Role, Tenant  # noqa: E402
+from memories.models import Client, Role  # noqa: E402
 from memories.serializers import SearchInSerializer  # noqa: E402
 from memories.services.api_keys import api_key_create  # noqa: E402
 from memories.services.tenancy import member_ensure  # noqa: E402
@@ -50,16 +49,9 @@ def timed(owner, name: str, label: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--memories", type=int, default=100_000)
-    parser.add_argument("--queries", type=int, default=300)
-    args = parser.parse_args()
-
-    slug = f"bench-search-v2-{args.memories}"
-    tenant = Tenant.objects.filter(slug=slug).first()
-    if tenant is None:
-        raise SystemExit(f"no data set {slug}: run bench/search.py --memories {args.memories}")
-    user = member_ensure(tenant=tenant, username=slug, role=Role.SUPERVISOR)
+    args = data_set_arguments()
+    tenant = built_data_set(args.memories)
+    user = member_ensure(tenant=tenant, username=tenant.slug, role=Role.SUPERVISOR)
     _, key = api_key_create(tenant=tenant, user=user)
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")

@@ -12,34 +12,26 @@ timing: no column includes the embedding.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import random
 import time
 
 from _setup import percentile, setup_django
-from search_corpus import QUERIES
+from search_corpus import QUERIES, built_data_set, data_set_arguments
 
 setup_django()
 
 from django.utils import timezone  # noqa: E402
 
 from memories.db import bound_cursor  # noqa: E402
-from memories.models import Client, Tenant  # noqa: E402
+from memories.models import Client  # noqa: E402
 from memories.services import retrieval  # noqa: E402
 from memories.services.retrieval.statement import Search, candidates_statement  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--memories", type=int, default=100_000)
-    parser.add_argument("--queries", type=int, default=300)
-    args = parser.parse_args()
-
-    slug = f"bench-search-v2-{args.memories}"
-    tenant = Tenant.objects.filter(slug=slug).first()
-    if tenant is None:
-        raise SystemExit(f"no data set {slug}: run bench/search.py --memories {args.memories}")
+    args = data_set_arguments()
+    tenant = built_data_set(args.memories)
     clients = list(Client.objects.filter(tenant=tenant).select_related("tenant"))
     rng = random.Random(5)
     searches = [_search(rng.choice(clients), rng.choice(QUERIES)) for _ in range(args.queries)]
