@@ -31,7 +31,7 @@ import numpy as np  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 from rest_framework.test import APIClient  # noqa: E402
 
-from memories.models import Client, EmbeddingSpace, Memory, Role  # noqa: E402
+from memories.models import Client, EmbeddingSpace, Memory, Role, vector_literal  # noqa: E402
 from memories.services.api_keys import api_key_create  # noqa: E402
 from memories.services.embeddings import get_chain  # noqa: E402
 from memories.services.retrieval import memories_search  # noqa: E402
@@ -121,7 +121,7 @@ def _insert(tenant, client_id, space, texts, vectors, rng):
                         content_hash(text),
                         seen,
                         rng.randint(0, 30),
-                        "[" + ",".join(f"{x:.7g}" for x in vector) + "]",
+                        vector_literal(vector),
                     )
                 )
         cursor.execute(
@@ -199,7 +199,7 @@ def main() -> None:
 
     def bare(ref, query):
         vector = chain.embed([query], input_type="query").vectors[0]
-        literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+        literal = vector_literal(vector)
         # One statement: the connection already sets hnsw.iterative_scan (settings.py).
         with connection.cursor() as cursor:
             cursor.execute(
@@ -211,7 +211,7 @@ def main() -> None:
 
     def full_scan(ref, query):
         vector = chain.embed([query], input_type="query").vectors[0]
-        literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+        literal = vector_literal(vector)
         words = " ".join(dict.fromkeys(w for w in fold(query).split() if len(w) > 1))
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SET LOCAL enable_indexscan = off")

@@ -24,7 +24,7 @@ setup_django()
 from django.utils import timezone  # noqa: E402
 
 from memories.db import bound_cursor  # noqa: E402
-from memories.models import Client  # noqa: E402
+from memories.models import Client, vector_literal  # noqa: E402
 from memories.services import retrieval  # noqa: E402
 from memories.services.retrieval.statement import Search, candidates_statement  # noqa: E402
 
@@ -48,7 +48,7 @@ def main() -> None:
         _run(
             "SELECT memory_id FROM memories_memoryembedding WHERE space_id = %s "  # noqa: S608
             f"AND client_id = %s ORDER BY {space.distance_sql()} LIMIT 10",
-            [space.pk, search.client.pk, _literal(search.vector)],
+            [space.pk, search.client.pk, vector_literal(search.vector)],
         )
 
     methods = {
@@ -102,10 +102,6 @@ def _run(sql: str, params: list) -> None:
     with bound_cursor() as cursor:
         cursor.execute(sql, params)
         cursor.fetchall()
-
-
-def _literal(vector) -> str:
-    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
 
 
 def _milliseconds(lines: list[str], label: str) -> float:

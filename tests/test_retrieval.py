@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from memories.models import Memory, MemoryAccess
+from memories.models import Memory, MemoryAccess, vector_literal
 from memories.services.reembed import memories_reembed
 from memories.services.retrieval import Filters, memories_search, ranking_weights
 from tests import factories
@@ -219,7 +219,7 @@ def _placed_around(query: str, memories: list) -> list:
             vector /= np.linalg.norm(vector)
             cursor.execute(
                 "UPDATE memories_memoryembedding SET vector = %s::vector WHERE memory_id = %s",
-                ["[" + ",".join(f"{x:.7g}" for x in vector) + "]", memory.pk],
+                [vector_literal(vector), memory.pk],
             )
     return memories
 
@@ -252,7 +252,7 @@ def test_the_pick_weighs_every_candidate_against_what_is_chosen(personas):
             vector = vector / np.linalg.norm(vector)
             cursor.execute(
                 "UPDATE memories_memoryembedding SET vector = %s::vector WHERE memory_id = %s",
-                ["[" + ",".join(f"{x:.7g}" for x in vector) + "]", memory.pk],
+                [vector_literal(vector), memory.pk],
             )
     hits = memories_search(
         client=personas.client, query=query, k=2, weights={"semantic": 1.0, "redundancy": 0.5}

@@ -1,4 +1,4 @@
-from memories.models.embeddings import EmbeddingSpace, MemoryEmbedding
+from memories.models.embeddings import EmbeddingSpace, MemoryEmbedding, vector_literal
 from memories.models.keys import DataKey
 from memories.models.ops import AuditEntry, JobRun, MemoryAccess, RateWindow
 from memories.models.records import (
@@ -58,4 +58,5 @@ __all__ = [
     "Tenant",
     "TextSearchLanguage",
     "Tier",
+    "vector_literal",
 ]

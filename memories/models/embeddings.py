@@ -21,6 +21,12 @@ VECTOR_HNSW_MAX_DIMENSIONS = 2000
 HALFVEC_HNSW_MAX_DIMENSIONS = 4000
 
 
+def vector_literal(vector) -> str:
+    """A vector in pgvector's text form, to pass as a statement parameter (and cast there,
+    as ``distance_sql`` does): seven significant digits, what a float32 holds."""
+    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+
+
 class EmbeddingSpace(models.Model):
     """One embedding model: vectors are only comparable inside the same space."""
 

@@ -19,7 +19,15 @@ from django.db import connection
 from django.db.models import Q
 
 from memories.conf import setting
-from memories.models import LIVE_STATUSES, ConflictPolicy, EmbeddingSpace, Kind, Memory, Status
+from memories.models import (
+    LIVE_STATUSES,
+    ConflictPolicy,
+    EmbeddingSpace,
+    Kind,
+    Memory,
+    Status,
+    vector_literal,
+)
 from memories.services.text import fold
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?|[^\W\d_]+")
@@ -74,7 +82,7 @@ def nearest_live(
         "WHERE e.space_id = %s AND e.client_id = %s AND m.status = ANY(%s) "
         f"ORDER BY {space.distance_sql()} LIMIT %s"
     )
-    literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+    literal = vector_literal(vector)
     with connection.cursor() as cursor:
         cursor.execute(sql, [literal, space.pk, client_id, list(LIVE_STATUSES), literal, limit])
         rows = cursor.fetchall()

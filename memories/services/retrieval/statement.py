@@ -11,7 +11,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memories.conf import setting
-from memories.models import LIVE_STATUSES, Client, EmbeddingSpace, Memory, Status
+from memories.models import (
+    LIVE_STATUSES,
+    Client,
+    EmbeddingSpace,
+    Memory,
+    Status,
+    vector_literal,
+)
 
 COMPONENTS = ("semantic", "text", "recency", "usage", "confidence", "importance", "canonicity")
 CANONICITY = {Status.PROMOTED: 1.0, Status.ACTIVE: 0.6, Status.CANDIDATE: 0.5}
@@ -104,7 +111,10 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
         # The query vector travels once; the places that compare with it read it from
         # here (an InitPlan: the HNSW scan still orders by it).
         ctes.append(
-            (f"query_vector AS (SELECT (%s)::{space.vector_type} AS v)", [_literal(search.vector)])
+            (
+                f"query_vector AS (SELECT (%s)::{space.vector_type} AS v)",
+                [vector_literal(search.vector)],
+            )
         )
         against = "(SELECT v FROM query_vector)"
         distance = space.distance_sql(against)
@@ -284,7 +294,3 @@ def _filter_sql(filters: Filters, now: datetime) -> tuple[str, list]:
         sql.append("m.observed_at <= %s")
         params.append(filters.until)
     return " AND ".join(sql), params
-
-
-def _literal(vector) -> str:
-    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
