@@ -54,9 +54,9 @@ def main() -> None:
 
     from curation.services.promotion_scoring import promotions_score
     from memories.models import Client, EmbeddingSpace, Memory
-    from memories.services.fusion import fusion_run
-    from memories.services.jobs import JobCounts
-    from memories.services.tenancy import tenant_get_or_create
+    from memories.services.jobs.fusion import fusion_run
+    from memories.services.jobs.runner import JobCounts
+    from memories.services.tenancy.members import tenant_get_or_create
 
     tenant = tenant_get_or_create(slug="bench-consolidation")
     space, _ = EmbeddingSpace.objects.get_or_create(
@@ -144,7 +144,7 @@ def _insert(connection, transaction, tenant, client_ids, refs, space, rows, sess
     import numpy as np
 
     from memories.models import Session
-    from memories.services.text import content_hash, fold
+    from memories.text import content_hash, fold
 
     for start in range(0, len(rows), 5000):
         chunk = rows[start : start + 5000]

@@ -31,10 +31,10 @@ setup_django()
 from corpus import events  # noqa: E402
 
 from memories.models import Memory, Role  # noqa: E402
-from memories.services.encryption import tenant_create  # noqa: E402
-from memories.services.ingest import EventInput, events_ingest  # noqa: E402
 from memories.services.retrieval import memories_search  # noqa: E402
-from memories.services.tenancy import member_ensure  # noqa: E402
+from memories.services.tenancy.encryption import tenant_create  # noqa: E402
+from memories.services.tenancy.members import member_ensure  # noqa: E402
+from memories.services.write.ingest import EventInput, events_ingest  # noqa: E402
 
 QUERIES = [
     "how should we contact her",

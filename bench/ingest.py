@@ -22,10 +22,10 @@ from django.db import transaction  # noqa: E402
 from rest_framework.test import APIClient  # noqa: E402
 
 from memories.models import Event, Role  # noqa: E402
-from memories.services.api_keys import api_key_create  # noqa: E402
-from memories.services.embeddings import get_chain  # noqa: E402
-from memories.services.records import event_record  # noqa: E402
-from memories.services.tenancy import member_ensure, tenant_get_or_create  # noqa: E402
+from memories.services.embedding.providers import get_chain  # noqa: E402
+from memories.services.tenancy.api_keys import api_key_create  # noqa: E402
+from memories.services.tenancy.members import member_ensure, tenant_get_or_create  # noqa: E402
+from memories.services.write.records import event_record  # noqa: E402
 
 
 def _tenant(label: str):

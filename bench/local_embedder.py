@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from memories.services.local_embedding import THREADS_ENV, LocalEmbedder
+from memories.services.embedding.local_model import THREADS_ENV, LocalEmbedder
 
 SUBJECTS = ["The client", "My adviser", "Our family", "The heir", "A new customer", "She", "He"]
 VERBS = ["wants to", "prefers to", "plans to", "asked to", "decided to", "hopes to"]

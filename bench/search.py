@@ -32,12 +32,12 @@ from django.db import connection, transaction  # noqa: E402
 from rest_framework.test import APIClient  # noqa: E402
 
 from memories.models import Client, EmbeddingSpace, Memory, Role, vector_literal  # noqa: E402
-from memories.services.api_keys import api_key_create  # noqa: E402
-from memories.services.embeddings import get_chain  # noqa: E402
+from memories.services.embedding.providers import get_chain  # noqa: E402
+from memories.services.embedding.vector_index import embedding_index_ensure  # noqa: E402
 from memories.services.retrieval import memories_search  # noqa: E402
-from memories.services.tenancy import member_ensure, tenant_get_or_create  # noqa: E402
-from memories.services.text import content_hash, fold  # noqa: E402
-from memories.services.vector_index import embedding_index_ensure  # noqa: E402
+from memories.services.tenancy.api_keys import api_key_create  # noqa: E402
+from memories.services.tenancy.members import member_ensure, tenant_get_or_create  # noqa: E402
+from memories.text import content_hash, fold  # noqa: E402
 
 
 def client_sizes(total: int, clients: int) -> list[int]:

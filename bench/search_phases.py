@@ -23,13 +23,14 @@ setup_django()
 from rest_framework.test import APIClient  # noqa: E402
 from search_corpus import QUERIES, built_data_set, data_set_arguments  # noqa: E402
 
-import memories.api as api_module  # noqa: E402
+import memories.api.search as api_module  # noqa: E402
 import memories.services.retrieval as retrieval  # noqa: E402
-from memories import authentication, permissions, throttling  # noqa: E402
+from memories import permissions  # noqa: E402
+from memories.api import authentication, throttling  # noqa: E402
+from memories.api.serializers import SearchInSerializer  # noqa: E402
 from memories.models import Client, Role  # noqa: E402
-from memories.serializers import SearchInSerializer  # noqa: E402
-from memories.services.api_keys import api_key_create  # noqa: E402
-from memories.services.tenancy import member_ensure  # noqa: E402
+from memories.services.tenancy.api_keys import api_key_create  # noqa: E402
+from memories.services.tenancy.members import member_ensure  # noqa: E402
 
 TIMES: dict[str, list[float]] = collections.defaultdict(list)
 

@@ -9,11 +9,11 @@ from rest_framework.response import Response
 
 from curation.models import ReviewItem
 from curation.services.review import review_decide
-from memories import api_docs as docs
 from memories import permissions
-from memories.api_base import BaseApiView, actor_label, tenant_of
-from memories.api_errors import error_body
-from memories.strict_fields import StrictCharField, StrictSerializer
+from memories.api import docs
+from memories.api.base import BaseApiView, actor_label, tenant_of
+from memories.api.errors import error_body
+from memories.api.fields import StrictCharField, StrictSerializer
 
 
 class DecisionInSerializer(StrictSerializer):

@@ -1,7 +1,7 @@
 """django-q2 doorways: take ids, call a service."""
 
 from curation.services.review import conflict_reviews_open as _conflict_reviews_open
-from memories.services.jobs import job_run, job_summary
+from memories.services.jobs.runner import job_run, job_summary
 
 
 def conflict_reviews_open(relation_ids: list[int]) -> int:

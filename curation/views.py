@@ -18,7 +18,7 @@ from curation.models import ReviewItem
 from curation.selectors import with_evidence
 from curation.services.review import review_decide
 from memories import permissions
-from memories.api_errors import DomainError
+from memories.errors import DomainError
 
 ITEMS_PER_PAGE = 10
 RECENT_DECISIONS = 8

@@ -21,7 +21,7 @@ from memories import models, permissions
 from memories.crypto import keys
 from memories.crypto.fields import SealedJSONField, SealedTextField
 from memories.crypto.providers import KeyUnavailable, require_master_key
-from memories.services.api_keys import api_key_revoke, api_key_state
+from memories.services.tenancy.api_keys import api_key_revoke, api_key_state
 
 # Foreign keys whose choices are narrowed to what the user may see.
 _SCOPED_CHOICES = (models.Tenant, models.Client, models.Memory, models.Session, models.Event)
@@ -145,7 +145,7 @@ class TenantAdmin(ScopedAdmin):
         if obj.encrypted:
             keys.index_key(obj.pk)  # created with the tenant, like manage.py create_tenant
         if was_on and not obj.vector_search_enabled:
-            from memories.services.encryption import tenant_vectors_drop
+            from memories.services.tenancy.encryption import tenant_vectors_drop
 
             dropped = tenant_vectors_drop(tenant=obj)
             self.message_user(request, f"Vector search is off: {dropped} vectors deleted.")

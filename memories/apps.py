@@ -6,4 +6,4 @@ class MemoriesConfig(AppConfig):
     verbose_name = "Memories"
 
     def ready(self) -> None:
-        from memories import schema  # noqa: F401 (registers the OpenAPI auth extension)
+        from memories.api import schema  # noqa: F401 (registers the OpenAPI auth extension)

@@ -9,9 +9,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from memories.models import Client, Kind, Memory, Relation, RelationType, Role, Tier
-from memories.services.records import event_record, memory_add, session_get_or_create
-from memories.services.tenancy import client_assign_advisor, member_ensure, tenant_get_or_create
-from memories.services.tiers import memory_set_tier
+from memories.services.tenancy.members import (
+    client_assign_advisor,
+    member_ensure,
+    tenant_get_or_create,
+)
+from memories.services.write.lifecycle import memory_set_tier
+from memories.services.write.records import event_record, memory_add, session_get_or_create
 
 DEMO_TENANT = "demo"
 DEMO_USERS = [
@@ -230,7 +234,7 @@ def seed_demo(*, password: str) -> dict:
                 type=RelationType.CONFLICTS_WITH,
             )
             counts["memories"] += 1
-    from memories.services.reembed import memories_reembed
+    from memories.services.embedding.reembed import memories_reembed
 
     counts["embedded"] = memories_reembed(tenant_id=tenant.pk)["embedded"]
     return counts

@@ -4,7 +4,7 @@ Each background job runs through ``job_run`` (a JobRun row per run); the schedul
 ``setup_schedules`` point here. Jobs of other apps have their doorways in those apps.
 """
 
-from memories.services.jobs import job_run, job_summary
+from memories.services.jobs.runner import job_run, job_summary
 
 
 def _job(name: str, tenant_id: str | None) -> str:
@@ -48,6 +48,6 @@ def refresh_ranking(tenant_id: str | None = None) -> str:
 
 
 def roll_up_accesses() -> dict:
-    from memories.services.lifecycle import accesses_roll_up
+    from memories.services.jobs.accesses import accesses_roll_up
 
     return accesses_roll_up()

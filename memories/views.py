@@ -1,5 +1,4 @@
-"""Pages: home, the client list, a memory's page (with its tier override), and a
-supervisor's erasure of a client.
+"""Pages: home, and a memory's page (with its tier override).
 
 Every view fetches through ``memories.permissions`` (404 for what the user may not see,
 403 for what they may see but not do); an htmx fragment is checked in its own view.
@@ -7,14 +6,8 @@ Every view fetches through ``memories.permissions`` (404 for what the user may n
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
-from django.core.paginator import Paginator
-from django.db.models import Count, OuterRef, Q, Subquery
-from django.db.models.functions import Coalesce
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -22,15 +15,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
 from memories import permissions
-from memories.api_errors import DomainError
+from memories.errors import DomainError
 from memories.forms import TierForm
-from memories.models import LIVE_STATUSES, Client, Event, Evidence, Membership, Memory
-from memories.selectors_lineage import lineage_of
-from memories.selectors_memory import relations_of, versions_of
-from memories.services.erasure import client_erase
-from memories.services.tiers import memory_set_tier
+from memories.models import Evidence, Membership
+from memories.selectors.lineage import lineage_of
+from memories.selectors.memory import relations_of, versions_of
+from memories.services.write.lifecycle import memory_set_tier
 
-CLIENTS_PER_PAGE = 25
 # How a relation reads from the memory at its target ("A updates B": B "is updated by" A).
 RELATION_LABELS = {
     "out": {
@@ -55,55 +46,6 @@ RELATION_LABELS = {
 def home(request):
     memberships = Membership.objects.filter(user=request.user).select_related("tenant")
     return render(request, "memories/home.html", {"memberships": memberships})
-
-
-@login_required
-def client_list(request):
-    user = request.user
-    tenants = [
-        t for t in permissions.tenants_visible_to(user) if permissions.can_browse_clients(user, t)
-    ]
-    if not tenants:
-        if permissions.own_client(user) is not None:
-            return redirect("profiles:mine")
-        raise PermissionDenied("Your role has no clients to browse.")
-    query = request.GET.get("q", "").strip()[:200]
-    visible = Q()
-    for tenant in tenants:
-        visible |= Q(pk__in=permissions.clients_visible_to(user, tenant).values("pk"))
-    clients = Client.objects.filter(visible)
-    if query:
-        clients = clients.filter(
-            Q(display_name__icontains=query) | Q(external_ref__icontains=query)
-        )
-    live = (
-        Memory.objects.filter(client=OuterRef("pk"), status__in=LIVE_STATUSES)
-        .order_by()
-        .values("client")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    last = (
-        Event.objects.filter(client=OuterRef("pk"))
-        .order_by("-observed_at")
-        .values("observed_at")[:1]
-    )
-    clients = (
-        clients.select_related("tenant")
-        .annotate(live_memories=Coalesce(Subquery(live), 0), last_event_at=Subquery(last))
-        .order_by("tenant__slug", "display_name", "external_ref")
-    )
-    page = Paginator(clients, CLIENTS_PER_PAGE).get_page(request.GET.get("page"))
-    context = {
-        "page": page,
-        "query": query,
-        "pager_qs": urlencode({"q": query}) if query else "",
-        "many_tenants": len(tenants) > 1,
-    }
-    template = "memories/client_list.html"
-    if request.htmx and request.htmx.target == "client-rows":
-        template += "#client-rows"
-    return render(request, template, context)
 
 
 @login_required
@@ -191,24 +133,3 @@ def memory_tier(request, memory_id):
     else:
         messages.success(request, notice)
     return redirect(reverse("memories:memory", args=[memory.pk]))
-
-
-@login_required
-@require_POST
-def client_erase_page(request, client_id):
-    """Erase a client (the API's ``DELETE /clients/{ref}/``, the same service). The form
-    asks for the client's reference typed again: a slip of the mouse erases nothing."""
-    client = permissions.client_by_id_for_read(request.user, client_id)
-    if not permissions.can_erase_client(request.user, client):
-        raise PermissionDenied("Only a supervisor may erase a client.")
-    if request.POST.get("confirm", "").strip() != client.external_ref:
-        messages.error(request, "Nothing was erased: type the client's reference to confirm.")
-        return redirect(reverse("profiles:client", args=[client.pk]))
-    ref = client.external_ref
-    counts = client_erase(client=client, actor=request.user, actor_label=request.user.username)
-    messages.success(
-        request,
-        f"Erased {ref}: {counts.get('event', 0)} events and {counts.get('memory', 0)} "
-        "memories are gone; an audit tombstone without content remains.",
-    )
-    return redirect(reverse("memories:clients"))

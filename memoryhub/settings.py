@@ -192,16 +192,16 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = int(env("MEMORYHUB_MAX_REQUEST_BYTES", str(5 * 102
 # --- API ---
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "memories.authentication.ApiKeyAuthentication",
+        "memories.api.authentication.ApiKeyAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
-    "EXCEPTION_HANDLER": "memories.api_errors.exception_handler",
+    "EXCEPTION_HANDLER": "memories.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
-    # Per API key (memories/throttling.py); "off" lifts a limit.
+    # Per API key (memories/api/throttling.py); "off" lifts a limit.
     "DEFAULT_THROTTLE_RATES": {
         "read": env("MEMORYHUB_THROTTLE_READ", "600/minute"),
         "write": env("MEMORYHUB_THROTTLE_WRITE", "300/minute"),

@@ -3,9 +3,9 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from curation import urls as curation_urls
-from memories import urls_pages as memory_pages
+from memories import urls as memory_pages
 from memories import views
-from memories.urls import api_urlpatterns
+from memories.api.urls import api_urlpatterns
 from profiles import urls_pages as profile_pages
 from profiles.urls import api_urlpatterns as profile_api_urlpatterns
 
@@ -21,5 +21,5 @@ urlpatterns = [
     path("review/", include((curation_urls.page_urlpatterns, "curation"))),
 ]
 
-handler404 = "memories.api_errors.page_not_found"
-handler500 = "memories.api_errors.server_error"
+handler404 = "memories.api.errors.page_not_found"
+handler500 = "memories.api.errors.server_error"

@@ -5,11 +5,11 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 
-from memories import api_docs as docs
 from memories import permissions
-from memories.api_base import BaseApiView, tenant_of
-from memories.response_shapes import ContextOutSerializer
-from memories.serializers import ContextInSerializer, hit_data
+from memories.api import docs
+from memories.api.base import BaseApiView, tenant_of
+from memories.api.serializers import ContextInSerializer, hit_data
+from memories.api.shapes import ContextOutSerializer
 from profiles.services.context import context_build
 
 

@@ -1,6 +1,6 @@
 """django-q2 doorways: take ids, call a service."""
 
-from memories.services.jobs import job_run, job_summary
+from memories.services.jobs.runner import job_run, job_summary
 from profiles.services.refresh import profiles_refresh_stale
 
 

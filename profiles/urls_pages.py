@@ -3,8 +3,10 @@ from django.urls import path
 from profiles import views
 
 page_urlpatterns = [
+    path("clients/", views.client_list, name="clients"),
     path("clients/<uuid:client_id>/", views.client_detail, name="client"),
     path("clients/<uuid:client_id>/memories/", views.client_memories, name="client-memories"),
     path("clients/<uuid:client_id>/timeline/", views.client_timeline, name="client-timeline"),
+    path("clients/<uuid:client_id>/erase/", views.client_erase_page, name="client-erase"),
     path("me/", views.my_memory, name="mine"),
 ]

@@ -1,29 +1,89 @@
-"""The client's page (profile, core memories, search, filters, timeline) and the read-only
-page a client or heir sees of their own core memories."""
+"""The client pages: the list, a client's page (profile, core memories, search, filters,
+timeline), a supervisor's erasure of a client, and the read-only page a client or heir
+sees of their own core memories.
+
+Every view fetches through ``memories.permissions`` (404 for what the user may not see,
+403 for what they may see but not do); an htmx fragment is checked in its own view.
+"""
 
 from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Q
+from django.db.models import Count, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.http import Http404
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.views.decorators.http import require_POST
 from django_htmx.http import push_url
 
 from memories import permissions
 from memories.forms import STATUS_LIVE, MemoryFilterForm
-from memories.models import Event
+from memories.models import LIVE_STATUSES, Client, Event, Memory
+from memories.services.client_data.erasure import client_erase
 from memories.services.retrieval import memories_search
 from profiles.services.context import core_memories
 from profiles.services.profile import profile_for
 
+CLIENTS_PER_PAGE = 25
 SEARCH_RESULTS = 20
 MEMORIES_PER_PAGE = 20
 EVENTS_PER_PAGE = 30
+
+
+@login_required
+def client_list(request):
+    user = request.user
+    tenants = [
+        t for t in permissions.tenants_visible_to(user) if permissions.can_browse_clients(user, t)
+    ]
+    if not tenants:
+        if permissions.own_client(user) is not None:
+            return redirect("profiles:mine")
+        raise PermissionDenied("Your role has no clients to browse.")
+    query = request.GET.get("q", "").strip()[:200]
+    visible = Q()
+    for tenant in tenants:
+        visible |= Q(pk__in=permissions.clients_visible_to(user, tenant).values("pk"))
+    clients = Client.objects.filter(visible)
+    if query:
+        clients = clients.filter(
+            Q(display_name__icontains=query) | Q(external_ref__icontains=query)
+        )
+    live = (
+        Memory.objects.filter(client=OuterRef("pk"), status__in=LIVE_STATUSES)
+        .order_by()
+        .values("client")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    last = (
+        Event.objects.filter(client=OuterRef("pk"))
+        .order_by("-observed_at")
+        .values("observed_at")[:1]
+    )
+    clients = (
+        clients.select_related("tenant")
+        .annotate(live_memories=Coalesce(Subquery(live), 0), last_event_at=Subquery(last))
+        .order_by("tenant__slug", "display_name", "external_ref")
+    )
+    page = Paginator(clients, CLIENTS_PER_PAGE).get_page(request.GET.get("page"))
+    context = {
+        "page": page,
+        "query": query,
+        "pager_qs": urlencode({"q": query}) if query else "",
+        "many_tenants": len(tenants) > 1,
+    }
+    template = "profiles/client_list.html"
+    if request.htmx and request.htmx.target == "client-rows":
+        template += "#client-rows"
+    return render(request, template, context)
 
 
 @login_required
@@ -132,3 +192,24 @@ def _item(memory, hit=None) -> dict:
 def _timeline(request, client) -> dict:
     events = Event.objects.filter(client=client).select_related("session").order_by("-observed_at")
     return {"events": Paginator(events, EVENTS_PER_PAGE).get_page(request.GET.get("events"))}
+
+
+@login_required
+@require_POST
+def client_erase_page(request, client_id):
+    """Erase a client (the API's ``DELETE /clients/{ref}/``, the same service). The form
+    asks for the client's reference typed again: a slip of the mouse erases nothing."""
+    client = permissions.client_by_id_for_read(request.user, client_id)
+    if not permissions.can_erase_client(request.user, client):
+        raise PermissionDenied("Only a supervisor may erase a client.")
+    if request.POST.get("confirm", "").strip() != client.external_ref:
+        messages.error(request, "Nothing was erased: type the client's reference to confirm.")
+        return redirect(reverse("profiles:client", args=[client.pk]))
+    ref = client.external_ref
+    counts = client_erase(client=client, actor=request.user, actor_label=request.user.username)
+    messages.success(
+        request,
+        f"Erased {ref}: {counts.get('event', 0)} events and {counts.get('memory', 0)} "
+        "memories are gone; an audit tombstone without content remains.",
+    )
+    return redirect(reverse("profiles:clients"))

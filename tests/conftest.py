@@ -12,8 +12,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from memories.models import Client, Memory, Role, Tenant
-from memories.services.embeddings import reset_chain
-from memories.services.tenancy import client_assign_advisor
+from memories.services.embedding.providers import reset_chain
+from memories.services.tenancy.members import client_assign_advisor
 from tests import factories
 from tests.fakes import FakeProviderServer
 

@@ -12,8 +12,8 @@ from datetime import UTC, datetime, timedelta
 
 from django.db import connection
 
-from memories.services.ingest import EventInput, events_ingest
-from memories.services.text import fold
+from memories.services.write.ingest import EventInput, events_ingest
+from memories.text import fold
 
 BASE = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 

@@ -10,7 +10,8 @@ from django.utils import timezone
 
 from curation.models import ReviewItem
 from memories import models
-from memories.services import api_keys, records
+from memories.services.tenancy import api_keys
+from memories.services.write import records
 from profiles.models import Profile
 
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from django.db import connection
 
 from memories.models import Memory
-from memories.services.jobs import JobCounts
+from memories.services.jobs.runner import JobCounts
 
 STATE = (
     "status",
@@ -95,6 +95,6 @@ def local_space():
     """The local model's embedding space, with its index. Jobs embed what they write;
     creating a space builds an index, which PostgreSQL refuses inside a transaction that
     already inserted vectors (as a test's does), so tests create it first."""
-    from memories.services.embeddings import get_chain, space_for
+    from memories.services.embedding.providers import get_chain, space_for
 
     return space_for(get_chain().embed(["warm up"]))

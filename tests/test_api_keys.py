@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from memories.models import ApiKey, AuditEntry, Event, Membership, Memory, Role, Tenant
-from memories.services.api_keys import api_key_revoke
+from memories.services.tenancy.api_keys import api_key_revoke
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -7,8 +7,8 @@ import pytest
 import time_machine
 
 from memories.models import AuditEntry, Evidence, Memory, Relation
-from memories.services.consolidation import episodes_consolidate
-from memories.services.principles import principles_extract
+from memories.services.jobs.consolidation import episodes_consolidate
+from memories.services.jobs.principles import principles_extract
 from tests import factories
 from tests.jobs_support import Crash, crash_on_call, in_parallel, local_space, run
 
@@ -153,7 +153,7 @@ def test_interrupted_then_rerun_ends_the_same(personas, settings, monkeypatch):
     for client in (personas.client, personas.parent, personas.heir_client):
         _coffee(client)
     settings.MEMORYHUB = {"JOB_BATCH_SIZE": 100}  # one client per transaction
-    crash_on_call(monkeypatch, "memories.services.consolidation.clients_mark_profile_stale", 2)
+    crash_on_call(monkeypatch, "memories.services.jobs.consolidation.clients_mark_profile_stale", 2)
     with time_machine.travel(NOW, tick=False):
         with pytest.raises(Crash):
             run(episodes_consolidate)

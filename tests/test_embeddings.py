@@ -5,7 +5,7 @@ from collections import deque
 
 import pytest
 
-from memories.services.embeddings import (
+from memories.services.embedding.providers import (
     AllProvidersFailed,
     CircuitBreaker,
     get_chain,
@@ -58,7 +58,7 @@ def test_three_failures_open_the_circuit_and_a_trial_closes_it(remote_providers)
 
 def test_everything_failing_raises(settings, remote_providers):
     settings.MEMORYHUB_EMBEDDING_PROVIDERS = ["voyage", "openai-small"]
-    from memories.services.embeddings import reset_chain
+    from memories.services.embedding.providers import reset_chain
 
     reset_chain()
     remote_providers.script.extend(["500", "429"])
@@ -71,7 +71,7 @@ def test_a_provider_without_its_key_is_left_out(settings, fake_provider):
     settings.VOYAGE_API_KEY = ""
     settings.OPENAI_API_KEY = "k"
     settings.OPENAI_BASE_URL = fake_provider.base_url
-    from memories.services.embeddings import reset_chain
+    from memories.services.embedding.providers import reset_chain
 
     reset_chain()
     result = get_chain().embed(["a", "b"])

@@ -13,9 +13,9 @@ from django.db import connection
 from memories.crypto import keys
 from memories.crypto.providers import KeyUnavailable
 from memories.models import DataKey, Event, Memory, Role
-from memories.services.encryption import master_key_rotate, tenant_create, tenant_encrypt
-from memories.services.jobs import jobs_run_all
+from memories.services.jobs.runner import jobs_run_all
 from memories.services.retrieval import memories_search
+from memories.services.tenancy.encryption import master_key_rotate, tenant_create, tenant_encrypt
 from profiles.services.profile import profile_refresh
 from tests import factories
 from tests.encryption_support import CORPUS, QUERIES, dump_database, ingest_corpus, leaked
@@ -84,7 +84,7 @@ def test_exact_restatement_is_deduplicated_through_the_keyed_hash(vault):
     again = ingest_corpus(user=user, tenant=vault, corpus=CORPUS[:1], session="s-2")
     # external ids repeat per client: a replay; a new id is a restatement
     assert again[0].created is False
-    from memories.services.ingest import EventInput, event_ingest
+    from memories.services.write.ingest import EventInput, event_ingest
 
     result = event_ingest(
         user=user,

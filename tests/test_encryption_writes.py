@@ -14,8 +14,8 @@ from curation.models import ReviewItem
 from memories.crypto import blind
 from memories.crypto.queryset import SealedQuerySet
 from memories.models import Event, Memory, Tenant
-from memories.services.encryption import sealed_models, tenant_create, tenant_encrypt
-from memories.services.records import event_record, memory_add
+from memories.services.tenancy.encryption import sealed_models, tenant_create, tenant_encrypt
+from memories.services.write.records import event_record, memory_add
 from profiles.models import Profile
 from tests import factories
 

@@ -14,9 +14,9 @@ from rest_framework.test import APIClient
 
 from curation.models import ReviewItem
 from memories.models import AuditEntry, Client, DataKey, Event, Memory, Role
-from memories.services.encryption import tenant_create
-from memories.services.jobs import job_run, jobs_run_all
+from memories.services.jobs.runner import job_run, jobs_run_all
 from memories.services.retrieval import memories_search
+from memories.services.tenancy.encryption import tenant_create
 from profiles.models import Profile
 from profiles.services.profile import profile_refresh
 from tests import factories

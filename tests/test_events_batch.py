@@ -58,7 +58,7 @@ def test_memories_are_kept_without_vectors_when_every_provider_fails(
 ):
     settings.MEMORYHUB_EMBEDDING_PROVIDERS = ["voyage"]
     settings.VOYAGE_API_KEY, settings.VOYAGE_BASE_URL = "k", fake_provider.base_url
-    from memories.services.embeddings import reset_chain
+    from memories.services.embedding.providers import reset_chain
 
     reset_chain()
     fake_provider.script.extend(["500", "500"])

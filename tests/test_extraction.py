@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from memories.models import Category, Kind
-from memories.services.extraction import ASSISTANT_SPEAKERS, Candidate, extract
-from memories.services.normalise import (
+from memories.services.extraction.heuristic import ASSISTANT_SPEAKERS, Candidate, extract
+from memories.services.extraction.normalise import (
     detect_language,
     match_form,
     split_sentences,
     spot_entities,
 )
-from memories.services.time_expressions import resolve_time
+from memories.services.extraction.time_expressions import resolve_time
 
 FIXTURE = json.loads(
     (Path(__file__).parent / "data" / "extraction_cases.json").read_text(encoding="utf-8")

@@ -6,8 +6,8 @@ import pytest
 import time_machine
 
 from memories.models import AuditEntry, JobRun, Memory
-from memories.services.forgetting import decay_sweep, ttl_sweep
-from memories.services.jobs import job_run
+from memories.services.jobs.forgetting import decay_sweep, ttl_sweep
+from memories.services.jobs.runner import job_run
 from tests import factories
 from tests.jobs_support import Crash, changed, crash_on_call, in_parallel, run, snapshot
 
@@ -99,7 +99,7 @@ def test_ttl_sweep_expires_exactly_what_ran_out(personas, ttl_world):
 def test_ttl_sweep_interrupted_then_rerun_ends_the_same(personas, ttl_world, settings, monkeypatch):
     settings.MEMORYHUB = {"JOB_BATCH_SIZE": 1}
     # One profile mark per batch: the second batch dies after the first committed.
-    crash_on_call(monkeypatch, "memories.services.forgetting.clients_mark_profile_stale", 2)
+    crash_on_call(monkeypatch, "memories.services.jobs.forgetting.clients_mark_profile_stale", 2)
     with pytest.raises(Crash):
         job_run("ttl_sweep", tenant_id=personas.tenant.pk)
     failed = JobRun.objects.get(job="ttl_sweep")
@@ -192,7 +192,7 @@ def test_decay_forgets_what_stayed_below_the_floor_for_30_days(personas, decay_w
 
 def test_decay_interrupted_then_rerun_ends_the_same(personas, decay_world, settings, monkeypatch):
     settings.MEMORYHUB = {"JOB_BATCH_SIZE": 1}
-    crash_on_call(monkeypatch, "memories.services.forgetting.clients_mark_profile_stale", 2)
+    crash_on_call(monkeypatch, "memories.services.jobs.forgetting.clients_mark_profile_stale", 2)
     with pytest.raises(Crash):
         run(decay_sweep)
     assert Memory.objects.filter(status="deleted").count() == 1

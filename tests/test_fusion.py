@@ -7,9 +7,9 @@ import pytest
 import time_machine
 
 from memories.models import AuditEntry, Evidence, Memory, Relation
-from memories.services.fusion import cosine, fusion_run, unit_vectors
-from memories.services.jobs import job_run
-from memories.services.reembed import memories_reembed
+from memories.services.embedding.reembed import memories_reembed
+from memories.services.jobs.fusion import cosine, fusion_run, unit_vectors
+from memories.services.jobs.runner import job_run
 from tests import factories
 from tests.jobs_support import Crash, changed, crash_on_call, in_parallel, run, snapshot
 
@@ -263,7 +263,7 @@ def test_fusion_interrupted_then_rerun_ends_the_same(personas, world, settings, 
     settings.MEMORYHUB = {"JOB_BATCH_SIZE": 1}  # one client per transaction
     # Every merge marks the profile stale once: three merges in all, the third dies after
     # the first client's batch committed, whichever client comes first.
-    crash_on_call(monkeypatch, "memories.services.fusion.clients_mark_profile_stale", 3)
+    crash_on_call(monkeypatch, "memories.services.jobs.fusion.clients_mark_profile_stale", 3)
     with pytest.raises(Crash):
         run(fusion_run)
     assert Memory.objects.filter(status="merged").count() in (1, 3)

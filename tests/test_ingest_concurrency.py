@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 
 from memories.models import Event, Memory
-from memories.services.ingest import EventInput, event_ingest
+from memories.services.write.ingest import EventInput, event_ingest
 
 STATEMENTS = [
     "I prefer to be contacted by email.",

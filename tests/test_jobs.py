@@ -8,8 +8,8 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from memories.models import JobRun
-from memories.services import jobs
-from memories.services.jobs import JOBS, job_run
+from memories.services.jobs import runner as jobs
+from memories.services.jobs.runner import JOBS, job_run
 from tests import factories
 from tests.jobs_support import in_parallel, local_space
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memories.services.local_embedding import (
+from memories.services.embedding.local_model import (
     MODEL_DIR,
     LocalEmbedder,
     LocalModelError,

@@ -28,7 +28,7 @@ def test_client_list_per_persona(client, personas, persona, status, names):
     client.force_login(getattr(personas, persona))
     response = client.get(URL)
     assert response.status_code == status
-    assert "memories/client_list.html" in [t.name for t in response.templates]
+    assert "profiles/client_list.html" in [t.name for t in response.templates]
     assert sorted(_names(response)) == sorted(names)
 
 

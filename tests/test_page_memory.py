@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from memories import permissions
 from memories.models import AuditEntry, Memory
-from memories.selectors_lineage import lineage_of
+from memories.selectors.lineage import lineage_of
 from tests import factories
 from tests.snapshot import take as db_state
 

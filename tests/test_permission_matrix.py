@@ -569,7 +569,7 @@ def test_the_same_reference_in_another_tenant_is_another_client(world, personas)
 
 def test_a_refused_write_costs_no_extraction_or_embedding(personas, monkeypatch):
     """A key that may not write is refused before the expensive steps run."""
-    from memories.services import ingest
+    from memories.services.write import ingest
 
     def boom(*args, **kwargs):
         raise AssertionError("extraction ran for a refused write")

@@ -10,7 +10,7 @@ from guardian.shortcuts import assign_perm
 from curation.models import ReviewItem
 from memories import permissions
 from memories.models import Event, Role, Status, Tier
-from memories.services.tenancy import client_unassign_advisor
+from memories.services.tenancy.members import client_unassign_advisor
 from tests import factories
 
 pytestmark = pytest.mark.django_db

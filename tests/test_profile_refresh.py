@@ -7,8 +7,8 @@ import pytest
 import time_machine
 
 from memories.models import Client
-from memories.services.ingest import EventInput, event_ingest, events_ingest
-from memories.services.jobs import job_run
+from memories.services.jobs.runner import job_run
+from memories.services.write.ingest import EventInput, event_ingest, events_ingest
 from profiles.models import Profile
 from profiles.services.refresh import profiles_refresh_stale
 from tests import factories
@@ -22,7 +22,7 @@ def queued(monkeypatch):
     """What writes queue, instead of running it (as a busy worker would)."""
     calls: list[list[str]] = []
     monkeypatch.setattr(
-        "memories.services.staleness._enqueue_refresh", lambda ids: calls.append(ids)
+        "memories.services.write.staleness._enqueue_refresh", lambda ids: calls.append(ids)
     )
     return calls
 

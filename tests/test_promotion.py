@@ -10,9 +10,9 @@ from django.db import connection
 
 from curation.models import ReviewItem
 from curation.services.promotion import ContradictsCanonical, ReviewClosed, promotion_decide
-from memories.api_errors import DomainError
+from memories.errors import DomainError
 from memories.models import AuditEntry, Memory
-from memories.services.reembed import memories_reembed
+from memories.services.embedding.reembed import memories_reembed
 from memories.services.retrieval import memories_search
 from tests import factories
 

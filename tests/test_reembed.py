@@ -3,7 +3,7 @@
 import pytest
 
 from memories.models import Memory, MemoryEmbedding
-from memories.services.reembed import memories_reembed
+from memories.services.embedding.reembed import memories_reembed
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +27,7 @@ def test_waiting_memories_are_embedded_once(personas):
 def test_a_failed_run_leaves_them_waiting(personas, settings, fake_provider):
     settings.MEMORYHUB_EMBEDDING_PROVIDERS = ["voyage"]
     settings.VOYAGE_API_KEY, settings.VOYAGE_BASE_URL = "k", fake_provider.base_url
-    from memories.services.embeddings import reset_chain
+    from memories.services.embedding.providers import reset_chain
 
     reset_chain()
     factories.MemoryFactory.create(client=personas.client)

@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from memories.models import Memory, MemoryAccess, vector_literal
-from memories.services.reembed import memories_reembed
+from memories.services.embedding.reembed import memories_reembed
 from memories.services.retrieval import Filters, memories_search, ranking_weights
 from tests import factories
 
@@ -207,7 +207,7 @@ def _placed_around(query: str, memories: list) -> list:
     """Give ``memories`` vectors at growing distance from ``query``'s, nearest first."""
     import numpy as np
 
-    from memories.services.embeddings import get_chain
+    from memories.services.embedding.providers import get_chain
 
     anchor = np.asarray(get_chain().embed([query], input_type="query").vectors[0])
     rng = np.random.default_rng(7)
@@ -232,7 +232,7 @@ def test_the_pick_weighs_every_candidate_against_what_is_chosen(personas):
     base score, wherever it stands in base order."""
     import numpy as np
 
-    from memories.services.embeddings import get_chain
+    from memories.services.embedding.providers import get_chain
 
     first, repeat, other = (
         factories.MemoryFactory.create(client=personas.client, content=text)

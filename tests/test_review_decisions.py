@@ -5,7 +5,7 @@ import pytest
 
 from curation.models import ReviewItem
 from curation.services.review import ReviewClosed, conflict_decide
-from memories.api_errors import DomainError
+from memories.errors import DomainError
 from memories.models import AuditEntry, Evidence, Memory, Relation
 from memories.services.retrieval import memories_search
 from tests import factories

@@ -5,7 +5,7 @@ import time_machine
 from django.core.management import call_command
 from django_q.models import Schedule
 
-from memories.services.jobs import JOBS
+from memories.services.jobs.runner import JOBS
 
 pytestmark = pytest.mark.django_db
 

@@ -86,8 +86,8 @@ def test_schema_patterns_match_what_the_api_trims():
     """The patterns the schema states agree with the code, character by character."""
     import re
 
-    from memories.services.text import clean
-    from memories.strict_fields import HAS_TEXT, NOT_BLANK
+    from memories.api.fields import HAS_TEXT, NOT_BLANK
+    from memories.text import clean
 
     for char in map(chr, range(0x3100)):
         assert bool(re.search(NOT_BLANK, char)) == bool(char.strip()), hex(ord(char))

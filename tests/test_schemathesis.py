@@ -13,8 +13,8 @@ from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from hypothesis import HealthCheck, Phase, settings
 
+from memories.api.serializers import MAX_METADATA_BYTES
 from memories.models import Role, Tier
-from memories.serializers import MAX_METADATA_BYTES
 from tests import factories
 
 pytestmark = pytest.mark.django_db

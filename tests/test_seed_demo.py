@@ -5,7 +5,7 @@ from django.core.management import call_command
 
 from curation.models import ReviewItem
 from memories.models import Client, Event, Membership, Memory
-from memories.services.tenancy import client_advisors
+from memories.services.tenancy.members import client_advisors
 
 pytestmark = pytest.mark.django_db
 
@@ -68,7 +68,7 @@ def test_demo_review_queue_has_a_conflict_and_promotions_to_decide():
 
 
 def test_demo_core_memories_stay_in_core_when_the_jobs_run():
-    from memories.services.jobs import job_run
+    from memories.services.jobs.runner import job_run
 
     _seed()
     core = set(Memory.objects.filter(tenant__slug="demo", tier="core").values_list("pk", flat=True))

@@ -6,9 +6,9 @@ import pytest
 import time_machine
 
 from memories.models import Memory, Relation, Session
-from memories.services.forgetting import ttl_sweep
-from memories.services.ingest import EventInput, events_ingest
-from memories.services.summaries import episodes_summarize
+from memories.services.jobs.forgetting import ttl_sweep
+from memories.services.jobs.summaries import episodes_summarize
+from memories.services.write.ingest import EventInput, events_ingest
 from tests.jobs_support import Crash, crash_on_call, in_parallel, local_space, run
 
 pytestmark = pytest.mark.django_db
@@ -148,7 +148,7 @@ def test_interrupted_then_rerun_ends_the_same(personas, settings, monkeypatch):
     for n in range(3):
         _call(personas, f"call-{n}")
     settings.MEMORYHUB = {"JOB_BATCH_SIZE": 50}  # one session per transaction
-    crash_on_call(monkeypatch, "memories.services.summaries.clients_mark_profile_stale", 2)
+    crash_on_call(monkeypatch, "memories.services.jobs.summaries.clients_mark_profile_stale", 2)
     with time_machine.travel(NOW, tick=False):
         with pytest.raises(Crash):
             run(episodes_summarize)

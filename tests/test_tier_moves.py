@@ -6,8 +6,8 @@ import pytest
 import time_machine
 
 from memories.models import AuditEntry, Memory, MemoryAccess
-from memories.services.ranking import ranking_refresh
-from memories.services.tiers import tiers_move
+from memories.services.jobs.ranking import ranking_refresh
+from memories.services.jobs.tiers import tiers_move
 from tests import factories
 from tests.jobs_support import Crash, changed, crash_on_call, in_parallel, run, snapshot
 
@@ -99,7 +99,7 @@ def test_the_core_budget_holds(personas, settings):
 
 def test_interrupted_then_rerun_ends_the_same(personas, tiers_world, settings, monkeypatch):
     settings.MEMORYHUB = {"JOB_BATCH_SIZE": 1}
-    crash_on_call(monkeypatch, "memories.services.tiers.audit_entry", 2)
+    crash_on_call(monkeypatch, "memories.services.jobs.tiers.audit_entry", 2)
     with time_machine.travel(NOW, tick=False):
         with pytest.raises(Crash):
             run(tiers_move)

@@ -3,7 +3,8 @@
 import pytest
 
 from memories.models import AuditEntry, Memory
-from memories.services.tiers import CoreTierFull, core_bytes, memory_set_tier
+from memories.services.write.core_budget import CoreTierFull, core_bytes
+from memories.services.write.lifecycle import memory_set_tier
 from tests import factories
 
 pytestmark = pytest.mark.django_db

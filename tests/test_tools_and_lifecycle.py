@@ -4,9 +4,9 @@ import json
 
 import pytest
 
+from memories.api.tool_schemas import TOOLS
 from memories.models import AuditEntry, Memory, MemoryAccess
-from memories.services.lifecycle import accesses_roll_up
-from memories.tools import TOOLS
+from memories.services.jobs.accesses import accesses_roll_up
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -393,7 +393,7 @@ def evaluate(directory: Path, reference: np.ndarray, texts: list[str]) -> tuple[
     """Through the product's own embedder, so what passes here is what ships."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from memories.services.local_embedding import LocalEmbedder
+    from memories.services.embedding.local_model import LocalEmbedder
 
     embedder = LocalEmbedder(model_dir=directory)
     batched = np.asarray(embedder.embed(texts))

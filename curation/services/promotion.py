@@ -22,9 +22,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from curation.models import ReviewItem
-from memories.api_errors import Conflict, DomainError
+from memories.errors import Conflict, DomainError
 from memories.models import Memory, Status
-from memories.services.audit import audit
+from memories.services.tenancy.audit import audit
 
 PROMOTABLE_STATUSES = (Status.ACTIVE, Status.CANDIDATE)
 POLICY_LABEL = "tenant auto-approve policy"

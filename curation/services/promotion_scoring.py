@@ -43,8 +43,9 @@ from memories.models import (
     Status,
     Tenant,
 )
-from memories.services.audit import audit_entry
-from memories.services.jobs import JobCounts, batches, claimed_in_batches
+from memories.services.jobs.claims import batches, claimed_in_batches
+from memories.services.jobs.runner import JobCounts
+from memories.services.tenancy.audit import audit_entry
 
 PROMOTABLE_KINDS = (
     Kind.SEMANTIC,

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from curation.models import ReviewItem
 from curation.services.promotion import ReviewClosed, promotion_decide
-from memories.api_errors import DomainError
+from memories.errors import DomainError
 from memories.models import (
     LIVE_STATUSES,
     AuditEntry,
@@ -27,8 +27,9 @@ from memories.models import (
     Status,
     Tier,
 )
-from memories.services.audit import audit, audit_entry
-from memories.services.tiers import CoreTierFull, memory_set_tier
+from memories.services.tenancy.audit import audit, audit_entry
+from memories.services.write.core_budget import CoreTierFull
+from memories.services.write.lifecycle import memory_set_tier
 
 CONFLICT_DECISIONS = (
     ReviewItem.Decision.KEEP_OLD,

@@ -26,7 +26,7 @@ from django.contrib.postgres.search import SearchVectorField
 from django.db.models.expressions import RawSQL
 
 from memories.crypto import keys
-from memories.services.text import clean, fold
+from memories.text import clean, fold
 
 _WORD = re.compile(r"\w+")
 _QUERY_WORD = re.compile(r"\w{2,}")  # as memories.services.retrieval splits a query

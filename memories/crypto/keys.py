@@ -16,6 +16,7 @@ import uuid
 from django.db import connection, transaction
 
 from memories.crypto.providers import get_provider
+from memories.models.keys import DataKey
 
 _lock = threading.Lock()
 _plain: dict[uuid.UUID, bytes] = {}  # key id → key
@@ -48,15 +49,11 @@ def key_by_id(key_id: uuid.UUID) -> bytes | None:
     key = _plain.get(key_id)
     if key is not None:
         return key
-    from memories.models import DataKey  # models import the fields that import this
-
     row = DataKey.objects.filter(pk=key_id).first()
     return _unwrap(row) if row is not None else None
 
 
 def _get_or_create(*, purpose: str, tenant_id, client_id):
-    from memories.models import DataKey
-
     lookup = {"purpose": purpose, "tenant_id": tenant_id}
     lookup |= {"client_id": client_id} if purpose == "data" else {}
     row = DataKey.objects.filter(**lookup).first()
@@ -97,8 +94,6 @@ def forget_client(client_id) -> None:
         key_id = _client_key.pop(client_id, None)
         if key_id is not None:
             _plain.pop(key_id, None)
-    from memories.models import DataKey
-
     for key_id in list(DataKey.objects.filter(client_id=client_id).values_list("pk", flat=True)):
         with _lock:
             _plain.pop(key_id, None)

@@ -21,14 +21,14 @@ from __future__ import annotations
 
 from django.db import connection
 
+from memories.models.tenancy import Tenant
+
 
 def _lock_name(tenant_id) -> str:
     return f"memoryhub:tenant-switch:{tenant_id}"
 
 
 def _table() -> str:
-    from memories.models import Tenant  # models import the fields that import this
-
     return Tenant._meta.db_table
 
 

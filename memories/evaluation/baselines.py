@@ -9,7 +9,7 @@ from collections import Counter
 
 import numpy as np
 
-from memories.services.text import fold
+from memories.text import fold
 
 _WORD = re.compile(r"\w+")
 

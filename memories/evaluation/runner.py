@@ -34,11 +34,11 @@ from django.utils import timezone
 
 from memories.evaluation.baselines import BM25, Dense
 from memories.models import Evidence, MemoryEmbedding, Role
-from memories.services import embeddings
-from memories.services.ingest import EventInput, events_ingest
+from memories.services.embedding import providers as embeddings
 from memories.services.retrieval import memories_search
-from memories.services.tenancy import member_ensure, tenant_get_or_create
-from memories.services.text import content_hash
+from memories.services.tenancy.members import member_ensure, tenant_get_or_create
+from memories.services.write.ingest import EventInput, events_ingest
+from memories.text import content_hash
 
 DATASET = Path(__file__).resolve().parent / "data" / "conversations.json"
 LANGUAGES = {"en": "english", "it": "italian", "es": "spanish"}

@@ -1,7 +1,7 @@
 """Which profiles to rebuild, claimed so that two workers never rebuild the same one.
 
 A client's profile is rebuilt when a write marked it stale (``Client.profile_stale_since``,
-see ``memories.services.staleness``) and, by the scheduled job, when it is older than
+see ``memories.services.write.staleness``) and, by the scheduled job, when it is older than
 PROFILE_MAX_AGE_HOURS: its dynamic half is "the last 30 days" and slides with time.
 """
 
@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from memories.conf import setting
 from memories.models import Client
-from memories.services.jobs import JobCounts, claimed_in_batches
+from memories.services.jobs.claims import claimed_in_batches
+from memories.services.jobs.runner import JobCounts
 from profiles.models import Profile
 from profiles.services.profile import profile_refresh
 

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from memories.models import ApiKey, Tenant
-from memories.services.api_keys import api_key_revoke, api_key_state
+from memories.services.tenancy.api_keys import api_key_revoke, api_key_state
 
 COLUMNS = ("prefix", "tenant", "user", "name", "state", "created", "expires", "last used")
 

@@ -5,8 +5,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from memories.models import Role
-from memories.services.api_keys import api_key_create
-from memories.services.tenancy import member_ensure, tenant_get_or_create
+from memories.services.tenancy.api_keys import api_key_create
+from memories.services.tenancy.members import member_ensure, tenant_get_or_create
 
 
 class Command(BaseCommand):

@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from memories.crypto.providers import KeyUnavailable
 from memories.models import Tenant, TextSearchLanguage
-from memories.services.encryption import tenant_create
+from memories.services.tenancy.encryption import tenant_create
 
 
 class Command(BaseCommand):

@@ -3,9 +3,9 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memories.api_errors import DomainError
+from memories.errors import DomainError
 from memories.models import Tenant
-from memories.services.portability import client_import
+from memories.services.client_data.importing import client_import
 
 
 class Command(BaseCommand):

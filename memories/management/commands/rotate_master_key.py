@@ -3,7 +3,7 @@ import os
 from django.core.management.base import BaseCommand, CommandError
 
 from memories.crypto.providers import DEFAULT_PROVIDER, KeyUnavailable, LocalKeyProvider
-from memories.services.encryption import master_key_rotate
+from memories.services.tenancy.encryption import master_key_rotate
 
 
 class Command(BaseCommand):

@@ -3,7 +3,7 @@ import logging
 from django.core.management.base import BaseCommand, CommandError
 
 from memories.models import JobRun, Tenant
-from memories.services.jobs import JOBS, job_run, job_summary, jobs_run_all
+from memories.services.jobs.runner import JOBS, job_run, job_summary, jobs_run_all
 
 
 class Command(BaseCommand):
@@ -15,7 +15,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, name, tenant=None, **opts):
         # The summaries go to stdout below; the runner's own log line would repeat them.
-        logging.getLogger("memories.services.jobs").setLevel(logging.WARNING)
+        logging.getLogger("memories.services.jobs.runner").setLevel(logging.WARNING)
         tenant_id = None
         if tenant:
             found = Tenant.objects.filter(slug=tenant).values_list("pk", flat=True).first()

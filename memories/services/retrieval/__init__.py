@@ -32,8 +32,8 @@ from memories.conf import setting
 from memories.crypto import blind
 from memories.db import bound_cursor
 from memories.models import Memory
-from memories.selectors_memory import EVIDENCE_SQL, evidence_grouped
-from memories.services import embeddings
+from memories.selectors.memory import EVIDENCE_SQL, evidence_grouped
+from memories.services.embedding import providers as embeddings
 from memories.services.retrieval.statement import (
     COMPONENTS,
     REDUNDANCY_FLOOR,
@@ -42,7 +42,7 @@ from memories.services.retrieval.statement import (
     Search,
     candidates_statement,
 )
-from memories.services.text import fold
+from memories.text import fold
 
 __all__ = ["Filters", "Hit", "memories_search", "ranking_weights"]
 

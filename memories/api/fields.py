@@ -1,0 +1,69 @@
+"""Input fields and serializers that refuse what DRF would coerce or ignore: unknown
+fields, numbers for strings, 0 and 1 for booleans, "5" for integers. Every API input
+builds on them (memories/api/schema.py states their rules in the OpenAPI schema)."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+
+class StrictSerializer(serializers.Serializer):
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError({name: ["Unknown field."] for name in unknown})
+        return super().to_internal_value(data)
+
+
+# What the schema says a non-blank string must contain (the fields trim what Python calls
+# whitespace), and what content must contain once cleaned (control characters are blank
+# too). Spelled out, not \s: JSON Schema's regular expressions are ECMA-262's, whose \s is
+# not Python's.
+_PY_SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+NOT_BLANK = f"[^{_PY_SPACE}]"
+HAS_TEXT = f"[^\\x00-\\x1f\\x7f{_PY_SPACE}]"
+
+
+class StrictCharField(serializers.CharField):
+    """A string, not a number that happens to convert to one. ``pattern`` is what the
+    OpenAPI schema states about its text (memories/api/schema.py); a required, trimmed field
+    says it must hold more than whitespace."""
+
+    def __init__(self, *, pattern: str | None = None, **kwargs):
+        super().__init__(**kwargs)
+        if pattern is None and not self.allow_blank and self.trim_whitespace:
+            pattern = NOT_BLANK
+        self.schema_pattern = pattern
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """JSON true or false, not 0, 1 or "yes"."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer, not "5" or 5.0 (query strings use IntegerField)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class OneOrManyField(serializers.ListField):
+    """A list, or a single value standing for a list of one: ``{"tier": "core"}``."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, str):
+            data = [data]
+        return super().to_internal_value(data)

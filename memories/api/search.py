@@ -1,0 +1,70 @@
+"""Search: the memories most relevant to a query, with their score components and evidence."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.response import Response
+
+from memories import permissions
+from memories.api import docs
+from memories.api.base import BaseApiView, tenant_of
+from memories.api.serializers import (
+    SearchInSerializer,
+    hit_data,
+)
+from memories.api.shapes import (
+    SearchOutSerializer,
+)
+from memories.services.retrieval import Filters, memories_search
+
+
+def _filters(data: dict, user, client) -> Filters:
+    tier = tuple(data.get("tier") or ())
+    status = tuple(data.get("status") or ())
+    as_of = data.get("as_of")
+    if tiers := permissions.readable_tiers(user, client):
+        # A read-only persona: only what it may read, whatever it asked.
+        tier = tuple(t for t in tier if t in tiers) or tiers
+        statuses = permissions.readable_statuses(user, client)
+        status = tuple(s for s in status if s in statuses) or statuses
+        as_of = None
+    return Filters(
+        tier=tier,
+        kind=tuple(data.get("kind") or ()),
+        status=status,
+        tags=tuple(data.get("tags") or ()),
+        since=data.get("since"),
+        until=data.get("until"),
+        as_of=as_of,
+    )
+
+
+class SearchApi(BaseApiView):
+    """The memories most relevant to ``query`` for one client, with score components."""
+
+    read_methods = ("POST", "OPTIONS")
+
+    @extend_schema(
+        request=SearchInSerializer,
+        examples=[docs.SEARCH_REQUEST],
+        responses={
+            **docs.ok(SearchOutSerializer, "ranked", docs.SEARCH_RESULT),
+            **docs.BODY_ERRORS,
+        },
+        summary="The memories most relevant to a query",
+        operation_id="search",
+    )
+    def post(self, request):
+        serializer = SearchInSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        tenant = tenant_of(request)
+        client = permissions.client_for_read(request.user, tenant, data["client"])
+        hits = memories_search(
+            client=client,
+            query=data["query"],
+            k=data["k"],
+            filters=_filters(data["filters"], request.user, client),
+            with_evidence=True,
+        )
+        return Response({"results": [hit_data(h) for h in hits]})

@@ -1,0 +1,109 @@
+"""Response shapes, for the OpenAPI schema only: the views write these dicts directly
+(``memories.api.serializers``' ``*_data`` functions), and these classes describe them."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from memories.api.serializers import (
+    EventOutSerializer,
+    EvidenceOutSerializer,
+    MemoryBriefSerializer,
+    OutcomeSerializer,
+    SearchHitSerializer,
+)
+from memories.models import RelationType, Status
+
+
+class ErrorBodySerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+    # Does not shadow Serializer.fields: DRF's metaclass takes declared fields off the class.
+    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))  # type: ignore[assignment]
+
+
+class ErrorSerializer(serializers.Serializer):
+    error = ErrorBodySerializer()
+
+
+class IngestResultSerializer(serializers.Serializer):
+    event = EventOutSerializer()
+    memories = OutcomeSerializer(many=True)
+
+
+class BatchResultSerializer(serializers.Serializer):
+    results = IngestResultSerializer(many=True)
+
+
+class SearchOutSerializer(serializers.Serializer):
+    results = SearchHitSerializer(many=True)
+
+
+class RelatedMemorySerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    content = serializers.CharField()
+    status = serializers.ChoiceField(choices=Status.choices)
+
+
+class RelationOutSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=RelationType.choices)
+    direction = serializers.ChoiceField(choices=["in", "out"])
+    memory = RelatedMemorySerializer()
+
+
+class MemoryEvidenceSerializer(EvidenceOutSerializer):
+    role = serializers.ChoiceField(choices=["extracted", "restated", "consolidated"])
+
+
+class MemoryDetailSerializer(MemoryBriefSerializer):
+    client = serializers.CharField()
+    title = serializers.CharField()
+    tags = serializers.ListField(child=serializers.CharField())
+    created_at = serializers.DateTimeField()
+    invalidated_at = serializers.DateTimeField(allow_null=True)
+    usage_count = serializers.IntegerField()
+    dup_count = serializers.IntegerField()
+    evidence_count = serializers.IntegerField()
+    is_latest = serializers.BooleanField()
+    evidence = MemoryEvidenceSerializer(many=True)
+    relations = RelationOutSerializer(many=True)
+
+
+class MemoryListOutSerializer(serializers.Serializer):
+    results = MemoryDetailSerializer(many=True)
+
+
+class MemoryVersionSerializer(MemoryDetailSerializer):
+    current = serializers.BooleanField()
+
+
+class HistoryOutSerializer(serializers.Serializer):
+    versions = MemoryVersionSerializer(many=True)
+
+
+class ProfileEntrySerializer(serializers.Serializer):
+    memory = serializers.UUIDField()
+    text = serializers.CharField()
+    kind = serializers.CharField()
+    category = serializers.CharField()
+    confidence = serializers.FloatField()
+    observed_at = serializers.DateTimeField()
+
+
+class ProfileOutSerializer(serializers.Serializer):
+    static = ProfileEntrySerializer(many=True)
+    dynamic = ProfileEntrySerializer(many=True)
+
+
+class CoreOutSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    content = serializers.CharField()
+    kind = serializers.CharField()
+    category = serializers.CharField()
+
+
+class ContextOutSerializer(serializers.Serializer):
+    profile = ProfileOutSerializer()
+    core = CoreOutSerializer(many=True)
+    memories = SearchHitSerializer(many=True)
+    text = serializers.CharField()

@@ -1,0 +1,33 @@
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from memories.api import clients, events, health, memories, search, tools
+
+app_name = "memories"
+
+api_urlpatterns = [
+    path("health/", health.HealthApi.as_view(), name="health"),
+    path("events/", events.EventsApi.as_view(), name="events"),
+    path("events/batch/", events.EventsBatchApi.as_view(), name="events-batch"),
+    path("search/", search.SearchApi.as_view(), name="search"),
+    path("memories/", memories.MemoryListApi.as_view(), name="memories"),
+    path("memories/<uuid:memory_id>/", memories.MemoryApi.as_view(), name="memory"),
+    path(
+        "memories/<uuid:memory_id>/feedback/",
+        memories.MemoryFeedbackApi.as_view(),
+        name="memory-feedback",
+    ),
+    # POST a client's export document to create the client again (no reference in the
+    # path, so no client reference can collide with it).
+    path("clients/", clients.ClientImportApi.as_view(), name="client-import"),
+    path("clients/<str:ref>/", clients.ClientApi.as_view(), name="client"),
+    path("clients/<str:ref>/export/", clients.ClientExportApi.as_view(), name="client-export"),
+    path("tools/", tools.ToolsApi.as_view(), name="tools"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    path(
+        "memories/<uuid:memory_id>/history/",
+        memories.MemoryHistoryApi.as_view(),
+        name="memory-history",
+    ),
+]

@@ -1,0 +1,29 @@
+"""Domain errors: what a service raises for a request it cannot carry out as asked.
+
+Services raise these and know nothing of HTTP frameworks; the API's exception handler
+(``memories.api.errors``) turns them into ``{"error": {"code", "message", "fields"}}``
+answers with their status, and pages show their message.
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+
+
+class DomainError(Exception):
+    """Raised by services for a request that cannot be carried out as asked."""
+
+    status_code: int = HTTPStatus.BAD_REQUEST
+    code = "invalid"
+
+    def __init__(self, message: str, *, fields: dict | None = None, code: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.fields = fields or {}
+        if code:
+            self.code = code
+
+
+class Conflict(DomainError):
+    status_code = HTTPStatus.CONFLICT
+    code = "conflict"

@@ -1,0 +1,1 @@
+"""Reads that are more than a filter: one module per thing read."""

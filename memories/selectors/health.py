@@ -1,0 +1,129 @@
+"""Reads that are more than a filter."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any, TypedDict
+
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+
+
+class _Provider(TypedDict):
+    model: str
+    dimension: int
+    key_setting: str | None  # the setting that holds its API key; None: needs none
+
+
+# Known providers: the chain in settings.MEMORYHUB_EMBEDDING_PROVIDERS picks from these.
+EMBEDDING_PROVIDERS: dict[str, _Provider] = {
+    "local": {"model": "all-MiniLM-L6-v2", "dimension": 384, "key_setting": None},
+    "voyage": {"model": "voyage-3-large", "dimension": 1024, "key_setting": "VOYAGE_API_KEY"},
+    "openai-large": {
+        "model": "text-embedding-3-large",
+        "dimension": 3072,
+        "key_setting": "OPENAI_API_KEY",
+    },
+    "openai-small": {
+        "model": "text-embedding-3-small",
+        "dimension": 1536,
+        "key_setting": "OPENAI_API_KEY",
+    },
+}
+
+
+def database_status() -> dict:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW server_version")
+        server_version = cursor.fetchone()[0]
+        cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+        row = cursor.fetchone()
+    return {
+        "database": {
+            "ok": True,
+            "engine": "postgresql",
+            "version": server_version.split(" ")[0],
+            "embedded": settings.EMBEDDED_DATABASE,
+        },
+        "pgvector": {"installed": row is not None, "version": row[0] if row else None},
+    }
+
+
+def embedding_providers_status() -> list[dict]:
+    from memories.services.embedding.providers import get_chain
+
+    circuits = {p["name"]: p["circuit"] for p in get_chain().status()}
+    chain = []
+    for position, name in enumerate(settings.MEMORYHUB_EMBEDDING_PROVIDERS):
+        spec = EMBEDDING_PROVIDERS.get(name)
+        if spec is None:
+            chain.append(
+                {
+                    "name": name,
+                    "position": position,
+                    "configured": False,
+                    "detail": "unknown provider",
+                }
+            )
+            continue
+        key_setting = spec["key_setting"]
+        configured = key_setting is None or bool(getattr(settings, key_setting, ""))
+        chain.append(
+            {
+                "name": name,
+                "position": position,
+                "model": spec["model"],
+                "dimension": spec["dimension"],
+                "configured": configured,
+                "circuit": circuits.get(name),
+                "detail": "" if configured else f"{key_setting} is not set",
+            }
+        )
+    return chain
+
+
+def queue_status() -> dict:
+    from django_q.conf import Conf
+    from django_q.models import Failure, OrmQ, Success
+    from django_q.status import Stat
+
+    since = timezone.now() - timedelta(hours=1)
+    broker = "redis" if Conf.REDIS and "redis" in settings.Q_CLUSTER else "orm"
+    status = {
+        "broker": broker,
+        "sync": bool(Conf.SYNC),
+        "failed_last_hour": Failure.objects.filter(stopped__gte=since).count(),
+        "succeeded_last_hour": Success.objects.filter(stopped__gte=since).count(),
+    }
+    if broker == "orm":
+        status["queued"] = OrmQ.objects.count()
+    try:
+        clusters = Stat.get_all()
+    except Exception as exc:  # a broker that cannot be reached is a status, not a crash
+        status["clusters"] = []
+        status["detail"] = f"cannot read cluster stats: {exc}"
+    else:
+        status["clusters"] = [
+            {"id": str(c.cluster_id), "status": c.status, "workers": len(c.workers)}
+            for c in clusters
+        ]
+    return status
+
+
+def health_report() -> dict:
+    report: dict[str, Any] = {"status": "ok"}
+    try:
+        report.update(database_status())
+    except Exception as exc:
+        report["status"] = "error"
+        report["database"] = {"ok": False, "detail": str(exc)}
+        report["pgvector"] = {"installed": False, "version": None}
+        return report
+    if not report["pgvector"]["installed"]:
+        report["status"] = "error"
+    report["embedding_providers"] = embedding_providers_status()
+    if not any(p["circuit"] in ("closed", "half_open") for p in report["embedding_providers"]):
+        report["status"] = "degraded"
+    report["queue"] = queue_status()
+    return report

@@ -1,0 +1,232 @@
+"""The client export document's shape: its JSON Schema (``document_schema``, which the
+API documents the import body with) and its parsing (``document_parse``: ids and times
+parsed, every reference checked, every problem named in one DomainError)."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from django.utils.dateparse import parse_datetime
+
+from memories.errors import DomainError
+from memories.models import (
+    Category,
+    EventSource,
+    Evidence,
+    Kind,
+    RelationType,
+    SourceKind,
+    Status,
+    Tier,
+)
+from memories.services.client_data.export import FORMAT
+
+_HAS_TEXT = re.compile(r"\S")
+
+
+def _check(schema: dict, nullable: bool, parse: Callable) -> Callable:
+    """A field's check (raises ValueError naming the rule) carrying its JSON Schema."""
+
+    def check(value):
+        if value is None and nullable:
+            return None
+        return parse(value)
+
+    check.schema = schema | ({"nullable": True} if nullable else {})  # type: ignore[attr-defined]
+    return check
+
+
+def _text(max_length: int | None = None, *, required: bool = False) -> Callable:
+    def parse(value):
+        if not isinstance(value, str):
+            raise ValueError("must be text")
+        if max_length is not None and len(value) > max_length:
+            raise ValueError(f"must be at most {max_length} characters")
+        if required and not _HAS_TEXT.search(value):
+            raise ValueError("may not be blank")
+        return value
+
+    schema = {"type": "string"} | ({"maxLength": max_length} if max_length else {})
+    return _check(schema | ({"pattern": _HAS_TEXT.pattern} if required else {}), False, parse)
+
+
+def _kind(kind: type, name: str, schema: dict) -> Callable:
+    def parse(value):
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+            raise ValueError(f"must be {name}")
+        return value
+
+    return _check(schema, False, parse)
+
+
+def _unit(value):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ValueError("must be a number from 0 to 1")
+    return value
+
+
+def _time(nullable: bool = False) -> Callable:
+    def parse(value):
+        try:
+            parsed = parse_datetime(value) if isinstance(value, str) else None
+        except ValueError:
+            parsed = None
+        if parsed is None or parsed.tzinfo is None:
+            raise ValueError("must be an ISO 8601 time with its offset")
+        return parsed
+
+    return _check({"type": "string", "format": "date-time"}, nullable, parse)
+
+
+def _uuid(nullable: bool = False) -> Callable:
+    def parse(value):
+        try:
+            return uuid.UUID(value)
+        except (AttributeError, TypeError, ValueError):
+            raise ValueError("must be a UUID") from None
+
+    return _check({"type": "string", "format": "uuid"}, nullable, parse)
+
+
+def _choice(choices) -> Callable:
+    def parse(value):
+        if value not in choices.values:
+            raise ValueError(f"must be one of {', '.join(map(repr, choices.values))}")
+        return value
+
+    return _check({"type": "string", "enum": list(choices.values)}, False, parse)
+
+
+STR, S100, S200 = _text(), _text(100), _text(200)
+LIST = _kind(list, "a list", {"type": "array", "items": {}})
+DICT = _kind(dict, "an object", {"type": "object"})
+BOOL = _kind(bool, "true or false", {"type": "boolean"})
+UNIT = _check({"type": "number", "minimum": 0, "maximum": 1}, False, _unit)
+TAGS = _kind(list, "a list", {"type": "array", "items": {"type": "string", "maxLength": 64}})
+
+CLIENT = {"id": _uuid(), "external_ref": _text(200, required=True), "display_name": S200}
+CLIENT |= {"language": _text(16), "created_at": _time()}
+SESSION = {"id": _uuid(), "external_ref": S200, "agent": S100, "project_id": S200}
+SESSION |= {"task_id": S200, "run_id": S200, "started_at": _time()}
+SESSION |= {"last_event_at": _time(nullable=True)}
+EVENT = {"id": _uuid(), "session": _uuid(nullable=True), "source": _choice(EventSource)}
+EVENT |= {"speaker": S100, "content": STR, "external_id": S200, "observed_at": _time()}
+EVENT |= {"received_at": _time(), "agent": S100, "entities": LIST, "metadata": DICT}
+EVIDENCE = {"event": _uuid(), "role": _choice(Evidence.Role), "action": _text(16)}
+MEMORY = {"id": _uuid(), "session": _uuid(nullable=True), "kind": _choice(Kind)}
+MEMORY |= {"category": _choice(Category), "title": S200, "content": _text(required=True)}
+MEMORY |= {"attribute": S100, "attribute_value": S200, "negated": BOOL}
+MEMORY |= {"language": _text(16), "tier": _choice(Tier), "status": _choice(Status)}
+MEMORY |= {"status_reason": _text(300), "confidence": UNIT, "importance": UNIT}
+MEMORY |= {"tags": TAGS, "metadata": DICT, "observed_at": _time(), "created_at": _time()}
+MEMORY |= {"invalidated_at": _time(nullable=True), "expires_at": _time(nullable=True)}
+MEMORY |= {"source_kind": _choice(SourceKind), "source_ref": _text(300), "evidence": LIST}
+RELATION = {"source": _uuid(), "target": _uuid(), "type": _choice(RelationType)}
+RELATION |= {"confidence": UNIT, "created_at": _time()}
+PROFILE = {"static": LIST, "dynamic": LIST, "refreshed_at": _time()}
+REVIEW = {"id": _uuid(), "type": _text(16), "state": _text(16), "memory": _uuid()}
+REVIEW |= {"other_memory": _uuid(nullable=True), "summary": _text(500), "decision": _text(16)}
+REVIEW |= {"reason": STR, "created_at": _time(), "decided_at": _time(nullable=True)}
+AUDIT = {"action": _text(64), "object_type": _text(64), "object_id": _text(64)}
+AUDIT |= {"actor": S200, "at": _time()}
+LISTS = {"sessions": SESSION, "events": EVENT, "memories": MEMORY, "relations": RELATION}
+LISTS |= {"review_items": REVIEW, "audit": AUDIT}
+
+
+def _schema_of(spec: dict, **extra) -> dict:
+    properties = {key: check.schema for key, check in spec.items()} | extra
+    return {"type": "object", "required": list(properties), "properties": properties}
+
+
+def document_schema() -> dict:
+    """The document's JSON Schema (the API documents its request body with it)."""
+    lists = {name: {"type": "array", "items": _schema_of(spec)} for name, spec in LISTS.items()}
+    lists["memories"]["items"] = _schema_of(
+        MEMORY, evidence={"type": "array", "items": _schema_of(EVIDENCE)}
+    )
+    return {
+        "type": "object",
+        "required": ["format", "client", *LISTS, "profile"],
+        "properties": {
+            "format": {"type": "string", "enum": [FORMAT]},
+            "exported_at": {"type": "string", "format": "date-time"},
+            "tenant": {"type": "string"},
+            "client": _schema_of(CLIENT),
+            **lists,
+            "profile": _schema_of(PROFILE) | {"nullable": True},
+        },
+    }
+
+
+def _object(value, spec: dict, path: str, errors: dict) -> dict:
+    if not isinstance(value, dict):
+        errors[path] = ["must be an object"]
+        return {}
+    out = {}
+    for key, check in spec.items():
+        if key not in value:
+            errors[f"{path}.{key}"] = ["is required"]
+            continue
+        try:
+            out[key] = check(value[key])
+        except ValueError as exc:
+            errors[f"{path}.{key}"] = [str(exc)]
+    return out
+
+
+def document_parse(data) -> dict:
+    """The document with its ids and times parsed; a DomainError naming every problem."""
+    if not isinstance(data, dict):
+        raise DomainError("The body must be a client export (a JSON object).")
+    if data.get("format") != FORMAT:
+        raise DomainError(
+            f"Unknown export format {data.get('format')!r}: this memoryhub reads {FORMAT!r}.",
+            fields={"format": [f"must be {FORMAT!r}"]},
+        )
+    errors: dict[str, list[str]] = {}
+    doc: dict[str, Any] = {"client": _object(data.get("client"), CLIENT, "client", errors)}
+    for name, spec in LISTS.items():
+        items = data.get(name)
+        if not isinstance(items, list):
+            errors[name] = ["must be a list"]
+            continue
+        doc[name] = [_object(v, spec, f"{name}[{i}]", errors) for i, v in enumerate(items)]
+    for i, memory in enumerate(doc.get("memories", [])):
+        memory["evidence"] = [
+            _object(v, EVIDENCE, f"memories[{i}].evidence[{j}]", errors)
+            for j, v in enumerate(memory.get("evidence", []))
+        ]
+    if "profile" not in data:
+        errors["profile"] = ["is required (null when there is none)"]
+    elif data["profile"] is not None:
+        doc["profile"] = _object(data["profile"], PROFILE, "profile", errors)
+    if not errors:
+        _references(doc, errors)
+    if errors:
+        message = "; ".join(f"{field}: {' '.join(m)}" for field, m in errors.items())
+        raise DomainError(f"Not a valid client export: {message}", fields=errors)
+    return doc
+
+
+def _references(doc: dict, errors: dict) -> None:
+    """Every id the document points to is one of its own."""
+    sessions = {s["id"] for s in doc["sessions"]}
+    events = {e["id"] for e in doc["events"]}
+    memories = {m["id"] for m in doc["memories"]}
+    pointers = [
+        (f"events[{i}].session", e["session"], sessions) for i, e in enumerate(doc["events"])
+    ]
+    for i, m in enumerate(doc["memories"]):
+        pointers.append((f"memories[{i}].session", m["session"], sessions))
+        for j, ev in enumerate(m["evidence"]):
+            pointers.append((f"memories[{i}].evidence[{j}].event", ev["event"], events))
+    for i, r in enumerate(doc["relations"]):
+        pointers += [(f"relations[{i}].{end}", r[end], memories) for end in ("source", "target")]
+    for i, r in enumerate(doc["review_items"]):
+        pointers += [(f"review_items[{i}].{k}", r[k], memories) for k in ("memory", "other_memory")]
+    for field, value, known in pointers:
+        if value is not None and value not in known:
+            errors[field] = ["points to nothing in the document"]

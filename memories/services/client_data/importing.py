@@ -1,0 +1,187 @@
+"""Portability, the way back: a client recreated from its export (``services.export``).
+
+Everything comes back with the ids, states and timestamps the document holds; what the
+database computes from content (the dedup hash, the search vector, the attribute key) is
+computed again through the helpers ingest uses, and sealed fields seal themselves, so an
+encrypted tenant stores the import as it stores anything else. Vectors are not in the
+document: the memories are marked ``needs_embedding`` and the reembed job makes them.
+One transaction: a document that does not fit leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from django.db import DataError, IntegrityError, transaction
+from django.db.models import Model
+
+from memories.errors import Conflict, DomainError
+from memories.models import (
+    AuditEntry,
+    Client,
+    Event,
+    Evidence,
+    Memory,
+    Relation,
+    Session,
+    Tenant,
+)
+from memories.services.client_data.document import LISTS, document_parse
+from memories.services.tenancy.audit import audit
+from memories.services.write.records import search_vector_for, statement_hash, stored_attribute
+
+
+def client_import(*, tenant: Tenant, data, actor=None, actor_label: str = "") -> Client:
+    """Recreate the client of export ``data`` in ``tenant`` (the caller has checked
+    ``permissions.can_import_client``)."""
+    doc = document_parse(data)
+    try:
+        with transaction.atomic():
+            client = _import(tenant, doc)
+            counts = {name: len(doc[name]) for name in LISTS} | {"profile": int("profile" in doc)}
+            audit(
+                tenant_id=tenant.pk,
+                actor=actor,
+                actor_label=actor_label,
+                action="client.imported",
+                object_type="client",
+                object_id=client.pk,
+                data={"counts": counts},
+            )
+    except (IntegrityError, DataError) as exc:
+        raise DomainError(f"The document does not fit: {str(exc).splitlines()[0]}") from exc
+    return client
+
+
+def _refuse_taken(tenant: Tenant, doc: dict) -> None:
+    ref = doc["client"]["external_ref"]
+    if Client.objects.filter(tenant=tenant, external_ref=ref).exists():
+        raise Conflict(
+            f"Client {ref!r} already exists in this tenant: erase it first, or import it "
+            "elsewhere.",
+            code="client_exists",
+        )
+    review_model = cast(type[Model], Client._meta.get_field("review_items").related_model)
+    taken = [
+        label
+        for label, model, ids in (
+            ("client", Client, [doc["client"]["id"]]),
+            ("sessions", Session, [s["id"] for s in doc["sessions"]]),
+            ("events", Event, [e["id"] for e in doc["events"]]),
+            ("memories", Memory, [m["id"] for m in doc["memories"]]),
+            ("review_items", review_model, [r["id"] for r in doc["review_items"]]),
+        )
+        if model._default_manager.filter(pk__in=ids).exists()
+    ]
+    if taken:
+        raise Conflict(
+            f"memoryhub already holds ids of this document ({', '.join(taken)}): the client "
+            "still exists somewhere; erase it before importing it again.",
+            code="ids_taken",
+        )
+
+
+def _import(tenant: Tenant, doc: dict) -> Client:
+    _refuse_taken(tenant, doc)
+    c = doc["client"]
+    client = Client.objects.create(
+        id=c["id"],
+        tenant=tenant,
+        external_ref=c["external_ref"],
+        display_name=c["display_name"],
+        language=c["language"],
+        created_at=c["created_at"],
+    )
+    client.tenant = tenant  # sealed fields find the tenant (and memoise the key) here
+    sessions = {
+        s["id"]: Session(
+            id=s["id"],
+            tenant=tenant,
+            client=client,
+            external_ref=s["external_ref"],
+            agent=s["agent"],
+            project_id=s["project_id"],
+            task_id=s["task_id"],
+            run_id=s["run_id"],
+            started_at=s["started_at"],
+            last_event_at=s["last_event_at"],
+        )
+        for s in doc["sessions"]
+    }
+    Session.objects.bulk_create(sessions.values())
+    Event.objects.bulk_create([_event(tenant, client, sessions, e) for e in doc["events"]])
+    for m in doc["memories"]:
+        _memory(tenant, client, m)
+    Evidence.objects.bulk_create(
+        Evidence(memory_id=m["id"], event_id=ev["event"], role=ev["role"], action=ev["action"])
+        for m in doc["memories"]
+        for ev in m["evidence"]
+    )
+    Relation.objects.bulk_create(
+        Relation(tenant=tenant, **_ids(r, "source", "target")) for r in doc["relations"]
+    )
+    if "profile" in doc:
+        # django-stubs' plugin types this reverse one-to-one as its descriptor, not a relation.
+        profile_model = Client._meta.get_field("profile").related_model  # type: ignore[attr-defined]
+        profile_model.objects.create(tenant=tenant, client=client, **doc["profile"])
+    for r in doc["review_items"]:
+        client.review_items.create(tenant=tenant, **_ids(r, "memory", "other_memory"))
+    AuditEntry.objects.bulk_create(
+        AuditEntry(
+            tenant=tenant,
+            actor_label=a["actor"],
+            action=a["action"],
+            object_type=a["object_type"],
+            object_id=a["object_id"],
+            at=a["at"],
+        )
+        for a in doc["audit"]
+    )
+    return client
+
+
+def _ids(row: dict, *names: str) -> dict:
+    return {f"{k}_id" if k in names else k: v for k, v in row.items()}
+
+
+def _event(tenant, client, sessions, e) -> Event:
+    session = sessions.get(e["session"])
+    return Event(
+        id=e["id"],
+        tenant=tenant,
+        client=client,
+        session=session,
+        source=e["source"],
+        speaker=e["speaker"],
+        content=e["content"],
+        external_id=e["external_id"],
+        observed_at=e["observed_at"],
+        received_at=e["received_at"],
+        origin_agent=e["agent"],
+        project_id=session.project_id if session else "",
+        task_id=session.task_id if session else "",
+        run_id=session.run_id if session else "",
+        entities=e["entities"],
+        metadata=e["metadata"],
+    )
+
+
+def _memory(tenant, client, m) -> Memory:
+    fields = {k: v for k, v in m.items() if k not in ("id", "session", "evidence")}
+    return Memory.objects.create(
+        **fields
+        | {
+            "id": m["id"],
+            "tenant": tenant,
+            "client": client,
+            "session_id": m["session"],
+            "content_hash": statement_hash(tenant, m["content"]),
+            "attribute": stored_attribute(tenant, m["attribute"]),
+            "search_vector": search_vector_for(
+                f"{m['title']} {m['content']}", tenant.language, client.pk, tenant=tenant
+            ),
+            "last_seen_at": m["observed_at"],
+            "evidence_count": len(m["evidence"]),
+            "needs_embedding": tenant.vector_search_enabled,
+        }
+    )

@@ -1,0 +1,299 @@
+"""Embedding providers behind one interface, in a failover chain with circuit breakers.
+
+The chain tries providers in the configured order (``MEMORYHUB_EMBEDDING_PROVIDERS``),
+skipping one whose circuit is open (``BREAKER_FAILURES`` failures within
+``BREAKER_WINDOW`` seconds open it for ``BREAKER_COOLDOWN`` seconds, then one trial call
+decides). Vectors of different models are not comparable: every result says which
+provider and model produced it, and is stored in that model's embedding space.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, cast
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from memories.conf import setting
+from memories.models import EmbeddingSpace
+
+logger = logging.getLogger(__name__)
+
+
+class EmbeddingError(Exception):
+    """A provider failed (network, status, timeout, malformed answer)."""
+
+
+class AllProvidersFailed(EmbeddingError):
+    pass
+
+
+class Provider(Protocol):
+    name: str
+    model: str
+    dimension: int
+    batch_size: int
+
+    def embed(self, texts: list[str], *, input_type: str) -> list[list[float]]: ...
+
+
+class LocalProvider:
+    name = "local"
+    model = "all-MiniLM-L6-v2"
+    dimension = 384
+    batch_size = 256
+
+    def embed(self, texts: list[str], *, input_type: str) -> list[list[float]]:
+        from memories.services.embedding.local_model import get_local_embedder
+
+        return get_local_embedder().embed(texts)
+
+
+class VoyageProvider:
+    name = "voyage"
+    model = "voyage-3-large"
+    dimension = 1024
+    batch_size = 128
+
+    def __init__(self, *, api_key: str, base_url: str = "", timeout: float = 10.0):
+        import voyageai
+
+        self._client = voyageai.Client(
+            api_key=api_key, max_retries=0, timeout=timeout, base_url=base_url or None
+        )
+
+    def embed(self, texts: list[str], *, input_type: str) -> list[list[float]]:
+        try:
+            result = self._client.embed(texts, model=self.model, input_type=input_type)
+        except Exception as exc:
+            raise EmbeddingError(f"voyage: {exc}") from exc
+        # Integer lists come back only for an integer output_dtype, which is not asked for.
+        return cast(list[list[float]], result.embeddings)
+
+
+class OpenAIProvider:
+    batch_size = 512
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        model: str,
+        dimension: int,
+        api_key: str,
+        base_url: str = "",
+        timeout: float = 10.0,
+    ):
+        import openai
+
+        self.name, self.model, self.dimension = name, model, dimension
+        self._client = openai.OpenAI(
+            api_key=api_key, base_url=base_url or None, timeout=timeout, max_retries=0
+        )
+
+    def embed(self, texts: list[str], *, input_type: str) -> list[list[float]]:
+        try:
+            result = self._client.embeddings.create(
+                model=self.model, input=texts, encoding_format="float"
+            )
+        except Exception as exc:
+            raise EmbeddingError(f"{self.name}: {exc}") from exc
+        return [item.embedding for item in sorted(result.data, key=lambda item: item.index)]
+
+
+class CircuitBreaker:
+    def __init__(self, *, failures: int, window: float, cooldown: float, clock=time.monotonic):
+        self.failures, self.window, self.cooldown, self._clock = failures, window, cooldown, clock
+        self._recent: deque[float] = deque()
+        self._opened_at: float | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def state(self) -> str:
+        with self._lock:
+            if self._opened_at is None:
+                return "closed"
+            if self._clock() - self._opened_at >= self.cooldown:
+                return "half_open"
+            return "open"
+
+    def allow(self) -> bool:
+        return self.state != "open"
+
+    def record_success(self) -> None:
+        with self._lock:
+            self._recent.clear()
+            self._opened_at = None
+
+    def record_failure(self) -> None:
+        with self._lock:
+            now = self._clock()
+            if self._opened_at is not None:
+                self._opened_at = now  # a failed trial keeps it open for another cooldown
+                return
+            self._recent.append(now)
+            while self._recent and now - self._recent[0] > self.window:
+                self._recent.popleft()
+            if len(self._recent) >= self.failures:
+                self._opened_at = now
+                self._recent.clear()
+
+
+@dataclass(frozen=True)
+class Embedded:
+    provider: str
+    model: str
+    dimension: int
+    vectors: list[list[float]]
+
+
+class EmbeddingChain:
+    def __init__(self, providers: Sequence[Provider], **breaker_options):
+        self.providers = list(providers)
+        self.breakers = {p.name: CircuitBreaker(**breaker_options) for p in self.providers}
+
+    def embed(self, texts: list[str], *, input_type: str = "document") -> Embedded:
+        if not texts:
+            raise ValueError("nothing to embed")
+        errors = []
+        for provider in self.providers:
+            breaker = self.breakers[provider.name]
+            if not breaker.allow():
+                errors.append(f"{provider.name}: circuit open")
+                continue
+            try:
+                vectors = self._embed_all(provider, texts, input_type)
+            except EmbeddingError as exc:
+                breaker.record_failure()
+                logger.warning("embedding provider %s failed: %s", provider.name, exc)
+                errors.append(str(exc))
+                continue
+            breaker.record_success()
+            return Embedded(provider.name, provider.model, provider.dimension, vectors)
+        raise AllProvidersFailed("; ".join(errors) or "no embedding provider configured")
+
+    @staticmethod
+    def _embed_all(provider: Provider, texts: list[str], input_type: str) -> list[list[float]]:
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), provider.batch_size):
+            chunk = texts[start : start + provider.batch_size]
+            try:
+                got = provider.embed(chunk, input_type=input_type)
+            except EmbeddingError:
+                raise
+            except Exception as exc:  # a provider bug is a failure of that provider
+                raise EmbeddingError(f"{provider.name}: {exc}") from exc
+            if len(got) != len(chunk) or any(len(v) != provider.dimension for v in got):
+                raise EmbeddingError(
+                    f"{provider.name}: answered {len(got)} vectors for {len(chunk)} texts "
+                    f"or a dimension other than {provider.dimension}"
+                )
+            vectors.extend([float(x) for x in v] for v in got)
+        return vectors
+
+    def status(self) -> list[dict]:
+        return [
+            {
+                "name": p.name,
+                "model": p.model,
+                "dimension": p.dimension,
+                "circuit": self.breakers[p.name].state,
+            }
+            for p in self.providers
+        ]
+
+
+def build_provider(name: str) -> Provider | None:
+    """The provider called ``name``, or None when it lacks its key."""
+    timeout = float(setting("EMBED_TIMEOUT"))
+    if name == "local":
+        return LocalProvider()
+    if name == "voyage":
+        if not settings.VOYAGE_API_KEY:
+            return None
+        return VoyageProvider(
+            api_key=settings.VOYAGE_API_KEY, base_url=settings.VOYAGE_BASE_URL, timeout=timeout
+        )
+    if name in {"openai-large", "openai-small"}:
+        if not settings.OPENAI_API_KEY:
+            return None
+        model, dimension = (
+            ("text-embedding-3-large", 3072)
+            if name == "openai-large"
+            else ("text-embedding-3-small", 1536)
+        )
+        return OpenAIProvider(
+            name=name,
+            model=model,
+            dimension=dimension,
+            api_key=settings.OPENAI_API_KEY,
+            base_url=settings.OPENAI_BASE_URL,
+            timeout=timeout,
+        )
+    raise ValueError(f"unknown embedding provider {name!r}")
+
+
+_chain: EmbeddingChain | None = None
+_chain_lock = threading.Lock()
+
+
+def get_chain() -> EmbeddingChain:
+    """The process-wide chain (breakers must outlive a request to mean anything)."""
+    global _chain
+    with _chain_lock:
+        if _chain is None:
+            providers = [
+                p for p in map(build_provider, settings.MEMORYHUB_EMBEDDING_PROVIDERS) if p
+            ]
+            _chain = EmbeddingChain(
+                providers,
+                failures=int(setting("BREAKER_FAILURES")),
+                window=float(setting("BREAKER_WINDOW")),
+                cooldown=float(setting("BREAKER_COOLDOWN")),
+            )
+        return _chain
+
+
+def reset_chain() -> None:
+    """Forget the chain, so the next call reads the settings again."""
+    global _chain
+    with _chain_lock:
+        _chain = None
+    _known_spaces.clear()
+
+
+# Spaces are never deleted (vectors protect them), so a space once found stays valid for
+# the life of the process: the read path does not ask the database for it every query.
+_known_spaces: dict[tuple[str, str], EmbeddingSpace] = {}
+
+
+def known_space(provider: str, model: str) -> EmbeddingSpace | None:
+    """The existing space of ``provider``/``model``, or None; never creates one."""
+    space = _known_spaces.get((provider, model))
+    if space is None:
+        space = EmbeddingSpace.objects.filter(provider=provider, model=model).first()
+        if space is not None:
+            _known_spaces[(provider, model)] = space
+    return space
+
+
+def space_for(embedded: Embedded) -> EmbeddingSpace:
+    """The embedding space of a result, created with its HNSW index on first use."""
+    space = EmbeddingSpace.objects.filter(provider=embedded.provider, model=embedded.model).first()
+    if space is not None:
+        return space
+    from memories.services.embedding.vector_index import embedding_space_get_or_create
+
+    try:
+        with transaction.atomic():
+            return embedding_space_get_or_create(
+                provider=embedded.provider, model=embedded.model, dimension=embedded.dimension
+            )
+    except IntegrityError:  # another process created it meanwhile
+        return EmbeddingSpace.objects.get(provider=embedded.provider, model=embedded.model)

@@ -1,0 +1,270 @@
+"""Zero-cost heuristic extraction of atomic memories from one event (English, Italian, Spanish).
+
+No model, no network: sentences and clauses, the cue tables of ``extraction_patterns`` and
+the days of ``time_expressions``. It favours precision: a sentence that matches no cue
+yields nothing, so greetings, thanks, requests and questions fall away by construction.
+
+Rules
+- Speakers: an assistant speaker (``ASSISTANT_SPEAKERS``, any case) yields nothing unless
+  ``include_assistant``, whatever the source. Any other speaker is extracted, but third-person
+  cues ("she prefers", "il cliente preferisce") count only when the speaker is not the client
+  ("user", "client", "customer"): from the client, "she" is somebody else.
+- Sentences split on . ! ? … ; and line breaks, not after abbreviations, initials or inside
+  decimals; clauses split on commas, colons and and/but/so/e/ma/y/pero… only when both sides
+  match a cue on their own. A question yields nothing but the non-final, non-interrogative
+  clauses before it ("I moved to Zurich last month, can you update my address?"). A run-on of
+  more than 600 characters is not an atomic statement and is skipped.
+- Precedence: procedure, own decision, relationship (a clause opening "my wife…", "mi
+  hijo…"), reported decision, constraint, goal, preference, fact. No cue but a future day: an
+  episodic event; no cue but a past reference: a past episodic event. A request ("I'd like to
+  know…", "vorrei fissare…") yields nothing.
+- Kinds: procedure → procedural; decision → decision (category ""); event → episodic/event;
+  the rest semantic/<category>. A move or new job with a future day ("we move to Lugano next
+  month") is an event, not yet a fact. ``source="decision"``: every statement is kind
+  decision and keeps its preference/fact/goal/constraint category. ``source="tool"`` or
+  ``"observation"``: every statement is kind operational, category "event" when it names a
+  day after today, else "fact".
+- Expiry (``time_expressions`` resolves the days): goals, constraints and future events last until
+  the end of the furthest day they name, or forever when they name none; operational memories
+  likewise but never less than 24 hours. Preferences, facts, relationships, procedures,
+  decisions and past events never expire.
+- Confidence: 0.9 first-person facts, decisions, constraints, relationships; 0.85 first-person
+  preferences, goals, procedures; 0.8 events and tool output; 0.75 reported in the third
+  person; at most 0.7 from an assistant; 0.55 hedged (maybe, I think, forse, quizás…); 0.05
+  less when lifted out of a question.
+- Importance: decision, constraint 0.8; relationship, goal, procedure 0.7; fact 0.6 (0.7 with
+  a well-known attribute); event 0.5; preference 0.4 (0.6 for how and when to contact,
+  language, reporting, risk); operational 0.3; 0.1 more when an amount is at stake.
+- attribute/value, for contradiction detection; values folded and canonical across languages:
+  preferences and decisions: language (ISO code), report_frequency, meeting_time (weekday
+  and/or part of day), contact_channel, risk_profile (low/medium/high), else
+  ``preference:<head noun>`` (preferences only); facts: marital_status, risk_profile,
+  email_address, phone_number, residence, employer, occupation; relationships naming a
+  person: that person's residence, employer or occupation keyed by name
+  (``employer:marcus``) when the statement gives one, else ``relationship:<role>`` for
+  one-person roles (wife, accountant…). Clauses are read in ``extraction_clauses``.
+  ``negated`` marks a negative stance (don't want, hate, can't, decided not to) and keeps the
+  attribute, so "I want crypto" and "I don't want crypto" share ``preference:crypto``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from itertools import islice
+
+from memories.services.extraction import patterns as cues
+from memories.services.extraction.clauses import (
+    KNOWN_ATTRIBUTES,
+    REACTIONS,
+    STOPWORDS,
+    Match,
+    attribute_of,
+    classify,
+)
+from memories.services.extraction.normalise import (
+    detect_language,
+    match_form,
+    split_sentences,
+    spot_entities,
+    words,
+)
+from memories.services.extraction.time_expressions import resolve_time
+from memories.text import clean, content_hash
+
+ASSISTANT_SPEAKERS = frozenset({"assistant", "agent", "ai", "bot", "system", "model"})
+CLIENT_SPEAKERS = frozenset({"", "user", "client", "customer"})
+MAX_SENTENCE = 600
+MAX_JOINTS = 12  # clause joints tried per sentence: bounds the cost of run-on lists
+OPERATIONAL_TTL = timedelta(hours=24)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    content: str  # one atomic statement, in the utterance's language, cleaned
+    kind: str  # a memories.models.Kind value
+    category: str  # a memories.models.Category value, or ""
+    confidence: float
+    importance: float
+    expires_at: datetime | None
+    language: str  # "en" | "it" | "es"
+    attribute: str = ""  # stable subject-attribute key for contradiction detection
+    value: str = ""  # folded, canonical value of that attribute
+    negated: bool = False
+    tags: tuple[str, ...] = ()
+
+
+def _strip(text: str) -> str:
+    """The clause without greetings and fillers before it, nor separators after it."""
+    stripped = cues.DISCOURSE.sub("", text.strip()) or text
+    return stripped.strip().rstrip(",;:\u2014\u2013- ").strip()
+
+
+def _is_statement(text: str, language: str) -> bool:
+    match = classify(match_form(_strip(text)), language)
+    return match is not None and match.category != "request"
+
+
+def _clauses(sentence: str, language: str) -> list[tuple[str, bool]]:
+    """(clause, lifted out of a question) pairs of one sentence."""
+    if "?" in sentence or "¿" in sentence:
+        parts = re.split(r"[,;:]|¿", sentence)[:-1]
+        return [
+            (part, True)
+            for part in parts
+            if part.strip() and "?" not in part and not cues.QUESTION_START.match(match_form(part))
+        ]
+    folded = match_form(sentence)
+    if any(p.search(folded) for patterns in cues.PROCEDURES.values() for p in patterns):
+        return [(sentence, False)]  # "first…, then…" is one procedure
+    for joint in islice(cues.CONJUNCTION.finditer(sentence), MAX_JOINTS):
+        left, right = sentence[: joint.start()], sentence[joint.end() :]
+        if _is_statement(left, language) and _is_statement(right, language):
+            return [(left, False), *_clauses(right, language)]
+    return [(sentence, False)]
+
+
+def _substantive(folded: str) -> bool:
+    """At least two content words: 'Tomorrow works' or 'Thanks so much' say nothing."""
+    return sum(1 for w in words(folded) if w not in STOPWORDS and len(w) > 1) >= 2
+
+
+# --- Extraction -----------------------------------------------------------------------------
+def extract(
+    text: str,
+    *,
+    speaker: str = "user",
+    source: str = "chat",
+    observed_at: datetime,
+    include_assistant: bool = False,
+) -> list[Candidate]:
+    """Atomic memory candidates in sentence order; see the module docstring for the rules."""
+    who = clean(speaker).casefold()
+    if who in ASSISTANT_SPEAKERS and not include_assistant:
+        return []
+    text = clean(_SURROGATE.sub("\ufffd", text))  # lone surrogates cannot be stored as UTF-8
+    if not text:
+        return []
+    language = detect_language(text)
+    candidates: list[Candidate] = []
+    seen: set[str] = set()
+    for sentence in split_sentences(text):
+        if len(sentence) > MAX_SENTENCE:
+            continue
+        for clause, from_question in _clauses(sentence, language):
+            candidate = _candidate(_strip(clause), language, who, source, observed_at)
+            if candidate and (key := content_hash(candidate.content)) not in seen:
+                seen.add(key)
+                if from_question:
+                    candidate = replace(
+                        candidate,
+                        confidence=round(candidate.confidence - 0.05, 2),
+                        tags=(*candidate.tags, "question"),
+                    )
+                candidates.append(candidate)
+    return candidates
+
+
+def _candidate(
+    content: str, language: str, who: str, source: str, observed_at: datetime
+) -> Candidate | None:
+    folded = match_form(content)
+    if not re.search(r"\w", folded) or cues.SMALL_TALK.search(folded):
+        return None
+    time = resolve_time(folded, observed_at)
+    match = classify(folded, language)
+    reported = bool(match and match.rule and match.rule.third_person)
+    if (reported and who in CLIENT_SPEAKERS) or (match and match.category == "request"):
+        return None  # the client speaking of someone else, or asking for something
+    operational = source in ("tool", "observation")
+    if match is None or operational:
+        if not _substantive(folded):
+            return None
+        if operational:
+            later = time.target is not None and time.target > observed_at.date()
+            match = Match(None, "event" if later else "fact", folded)
+        elif time.until or time.past:
+            match = Match(None, "event", folded)
+        elif source == "decision":
+            match = Match(None, "decision", folded)
+        else:
+            return None
+    if match.rule and match.rule.hint in ("residence", "employer") and time.until:
+        match = replace(match, category="event")  # "we move to Lugano next month": not yet true
+    category = match.category
+    kind = {"procedural": "procedural", "decision": "decision", "event": "episodic"}.get(
+        category, "semantic"
+    )
+    kind = "operational" if operational else "decision" if source == "decision" else kind
+    attribute, value = attribute_of(match, folded, content, language)
+    if category == "preference" and (not attribute or attribute in REACTIONS):
+        return None  # "I love it!", "Mi piace!", "I like that idea": reactions, not preferences
+
+    expires_at = None
+    if operational:
+        expires_at = max(observed_at + OPERATIONAL_TTL, time.until or observed_at)
+    elif kind != "decision" and category in ("goal", "constraint", "event"):
+        expires_at = time.until
+
+    hedged = bool(cues.HEDGES.search(folded))
+    assistant = who in ASSISTANT_SPEAKERS
+    entities = sorted({entity["type"] for entity in spot_entities(content)})
+    flags = (("hedged", hedged), ("reported", reported), ("assistant", assistant))
+    if category in ("procedural", "decision") or (kind == "decision" and category == "event"):
+        category_value = ""  # the kind says it all
+    else:
+        category_value = category
+    return Candidate(
+        content=content,
+        kind=kind,
+        category=category_value,
+        confidence=_confidence(kind, category, reported, hedged=hedged, assistant=assistant),
+        importance=_importance(kind, category, attribute, amount="amount" in entities),
+        expires_at=expires_at,
+        language=language,
+        attribute=attribute,
+        value=value,
+        negated=match.negated,
+        tags=(*entities, *(flag for flag, on in flags if on)),
+    )
+
+
+def _confidence(
+    kind: str, category: str, reported: bool, *, hedged: bool, assistant: bool
+) -> float:
+    if kind == "operational":
+        value = 0.8
+    elif category in ("fact", "decision", "constraint", "relationship") or kind == "decision":
+        value = 0.9
+    else:
+        value = 0.8 if category == "event" else 0.85
+    if reported:
+        value = 0.75
+    if assistant:
+        value = min(value, 0.7)
+    return 0.55 if hedged else value
+
+
+_IMPORTANCE = {
+    "decision": 0.8,
+    "constraint": 0.8,
+    "relationship": 0.7,
+    "goal": 0.7,
+    "procedural": 0.7,
+    "fact": 0.6,
+    "event": 0.5,
+    "preference": 0.4,
+}
+
+
+def _importance(kind: str, category: str, attribute: str, *, amount: bool) -> float:
+    known = attribute in KNOWN_ATTRIBUTES
+    if kind in ("operational", "decision"):
+        value = 0.3 if kind == "operational" else _IMPORTANCE["decision"]
+    elif category == "preference":
+        value = 0.6 if known else _IMPORTANCE["preference"]
+    else:
+        value = _IMPORTANCE.get(category, 0.5) + (0.1 if known else 0.0)
+    return round(min(1.0, value + (0.1 if amount else 0.0)), 2)

@@ -1,0 +1,4 @@
+"""The write path: event in → extract → embed → dedup → relate → persist (``ingest``),
+what each statement becomes (``outcomes``), where it stands against memory (``relate``),
+the ADD-only records (``records``) and a memory's state changes on request (``lifecycle``).
+"""

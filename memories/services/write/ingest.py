@@ -1,0 +1,270 @@
+"""The write path: event in → normalise → extract → embed → dedup → relate → persist.
+
+One transaction per call (a batch is all-or-nothing). The expensive, side-effect-free
+steps (extraction, embedding) run before it; the decisions that depend on what the
+client's memory already holds run inside it, under a per-client advisory lock, so
+concurrent writers to one client queue up instead of creating duplicates. Content is
+never updated: a change is a new memory that updates (supersedes) the old one.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db import connection, transaction
+from django.db.models.functions import Coalesce, Greatest
+from django.utils import timezone
+
+from memories import permissions
+from memories.conf import setting
+from memories.models import (
+    Client,
+    Event,
+    Session,
+    Tenant,
+)
+from memories.services.embedding import providers as embeddings
+from memories.services.extraction import heuristic as extraction
+from memories.services.extraction import llm as llm_extraction
+from memories.services.extraction.normalise import spot_entities
+from memories.services.tenancy.members import client_assign_advisor
+from memories.services.write.outcomes import Outcome, OutcomeWriter, stored_outcomes
+from memories.services.write.records import (
+    session_get_or_create,
+    statement_hash,
+    stored_attribute,
+)
+from memories.services.write.relate import LiveIndex
+from memories.services.write.staleness import clients_mark_profile_stale
+from memories.text import clean
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class EventInput:
+    client: str
+    content: str
+    source: str = "chat"
+    session: str = ""
+    speaker: str = ""
+    observed_at: datetime | None = None
+    external_id: str = ""
+    metadata: dict = field(default_factory=dict)
+    agent: str = ""
+    project_id: str = ""
+    task_id: str = ""
+    run_id: str = ""
+    extract_from_assistant: bool = False
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    event: Event
+    created: bool
+    outcomes: list[Outcome]
+
+
+@dataclass
+class _Prepared:
+    item: EventInput
+    content: str
+    observed_at: datetime
+    candidates: list[extraction.Candidate]
+    vectors: list[list[float] | None]
+
+
+def events_ingest(
+    *, user, tenant: Tenant, items: list[EventInput], actor_label: str = ""
+) -> list[IngestResult]:
+    """Store ``items`` and what they teach, in order. All or nothing."""
+    # Refuse before extracting and embedding: a key that may not write costs no CPU.
+    # (Checked again under the lock, where clients are created.)
+    for ref in sorted({item.client for item in items}):
+        permissions.client_for_write(user, tenant, ref)
+    now = timezone.now()
+    prepared = _prepare_all(items, now)
+    # A tenant with vector search off stores no vectors at all (README: encrypted tenants).
+    embedded = _embed(prepared) if tenant.vector_search_enabled else None
+
+    with transaction.atomic():
+        clients = _resolve_clients(user, tenant, {p.item.client for p in prepared})
+        _lock_clients(clients.values())
+        run = OutcomeWriter(
+            user=user,
+            actor_label=actor_label or str(user),
+            space=embeddings.space_for(embedded) if embedded else None,
+            index=LiveIndex.load(
+                client_ids=[c.pk for c in clients.values()],
+                hashes=[statement_hash(tenant, c.content) for p in prepared for c in p.candidates],
+                attributes=[
+                    stored_attribute(tenant, c.attribute) for p in prepared for c in p.candidates
+                ],
+            ),
+        )
+        stored = _store_events(prepared, clients, user)
+        results = []
+        for p, (event, created) in zip(prepared, stored, strict=True):
+            if not created:
+                results.append(IngestResult(event, False, stored_outcomes(event)))
+                continue
+            client = clients[p.item.client]
+            outcomes = [
+                run.apply(candidate, vector, client=client, event=event, item=p.item)
+                for candidate, vector in zip(p.candidates, p.vectors, strict=True)
+            ]
+            results.append(IngestResult(event, True, outcomes))
+        run.flush()
+        if run.conflicts:
+            conflicts = list(run.conflicts)
+            transaction.on_commit(lambda: _enqueue_conflict_reviews(conflicts))
+        # Marked last, so the client row stays locked only until commit; queues one
+        # refresh per client however many events arrive before it runs.
+        clients_mark_profile_stale(
+            client_ids={r.event.client_id for r in results if r.created and r.outcomes}
+        )
+    return results
+
+
+def event_ingest(*, user, tenant: Tenant, item: EventInput, actor_label: str = "") -> IngestResult:
+    return events_ingest(user=user, tenant=tenant, items=[item], actor_label=actor_label)[0]
+
+
+def _prepare_all(items: list[EventInput], now: datetime) -> list[_Prepared]:
+    prepared = [
+        _Prepared(item, clean(item.content), item.observed_at or now, [], []) for item in items
+    ]
+    if setting("EXTRACTOR") == "llm":
+        eligible = [p for p in prepared if _may_extract(p.item)]
+        try:
+            found = llm_extraction.extract_batch(
+                [(p.content, p.item.speaker, p.item.source, p.observed_at) for p in eligible]
+            )
+        except llm_extraction.LLMExtractionError as exc:
+            logger.warning("falling back to the heuristic extractor: %s", exc)
+        else:
+            for p, candidates in zip(eligible, found, strict=True):
+                p.candidates, p.vectors = candidates, [None] * len(candidates)
+            return prepared
+    for p in prepared:
+        p.candidates = extraction.extract(
+            p.content,
+            speaker=p.item.speaker or "user",
+            source=p.item.source,
+            observed_at=p.observed_at,
+            include_assistant=_include_assistant(p.item),
+        )
+        p.vectors = [None] * len(p.candidates)
+    return prepared
+
+
+def _include_assistant(item: EventInput) -> bool:
+    return item.extract_from_assistant or bool(setting("EXTRACT_FROM_ASSISTANT"))
+
+
+def _may_extract(item: EventInput) -> bool:
+    speaker = (item.speaker or "user").strip().lower()
+    return speaker not in extraction.ASSISTANT_SPEAKERS or _include_assistant(item)
+
+
+def _embed(prepared: list[_Prepared]):
+    texts = [c.content for p in prepared for c in p.candidates]
+    if not texts:
+        return None
+    try:
+        embedded = embeddings.get_chain().embed(texts)
+    except embeddings.EmbeddingError as exc:
+        # Kept without a vector: exact and attribute dedup still apply, a job embeds later.
+        logger.warning("storing %d memories without embeddings: %s", len(texts), exc)
+        return None
+    vectors = iter(embedded.vectors)
+    for p in prepared:
+        p.vectors = [next(vectors) for _ in p.candidates]
+    return embedded
+
+
+def _resolve_clients(user, tenant: Tenant, refs: set[str]) -> dict[str, Client]:
+    clients = {}
+    for ref in sorted(refs):
+        client = permissions.client_for_write(user, tenant, ref)
+        if client is None:
+            client, created = Client.objects.get_or_create(tenant=tenant, external_ref=ref)
+            if created and permissions.role_in(user, tenant) == "ADVISOR":
+                client_assign_advisor(client=client, advisor=user, actor=user)
+        clients[ref] = client
+    return clients
+
+
+def _lock_clients(clients) -> None:
+    """Serialise writers per client, in a fixed order so two batches never deadlock."""
+    with connection.cursor() as cursor:
+        for client_id in sorted(str(c.pk) for c in clients):
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [client_id])
+
+
+def _store_events(prepared: list[_Prepared], clients: dict[str, Client], user):
+    """Insert the new events in one statement; an already stored external_id is a replay."""
+    refs = {(clients[p.item.client].pk, p.item.external_id) for p in prepared if p.item.external_id}
+    known: dict[tuple, Event] = {}
+    if refs:
+        for event in Event.objects.filter(
+            client_id__in={c for c, _ in refs}, external_id__in={e for _, e in refs}
+        ).select_related("client", "session"):
+            known[(event.client_id, event.external_id)] = event
+    sessions: dict[tuple, Session] = {}
+    stored, new = [], []
+    for p in prepared:
+        item, client = p.item, clients[p.item.client]
+        key = (client.pk, item.external_id)
+        if item.external_id and key in known:
+            stored.append((known[key], False))
+            continue
+        session = None
+        if item.session:
+            session_key = (client.pk, item.session)
+            if session_key not in sessions:
+                sessions[session_key] = session_get_or_create(
+                    client=client, external_ref=item.session, user=user, agent=item.agent
+                )
+            session = sessions[session_key]
+        event = Event(
+            tenant_id=client.tenant_id,
+            client=client,
+            session=session,
+            source=item.source,
+            speaker=item.speaker,
+            content=p.content,
+            external_id=item.external_id,
+            observed_at=p.observed_at,
+            metadata=item.metadata,
+            entities=spot_entities(p.content),
+            origin_agent=item.agent,
+            project_id=item.project_id,
+            task_id=item.task_id,
+            run_id=item.run_id,
+        )
+        if item.external_id:
+            known[key] = event
+        new.append(event)
+        stored.append((event, True))
+    Event.objects.bulk_create(new)
+    latest: dict = {}
+    for event in new:
+        if event.session_id and event.observed_at > latest.get(event.session_id, event.observed_at):
+            latest[event.session_id] = event.observed_at
+        latest.setdefault(event.session_id, event.observed_at)
+    for session_id, observed_at in latest.items():
+        if session_id:
+            Session.objects.filter(pk=session_id).update(
+                last_event_at=Greatest(Coalesce("last_event_at", observed_at), observed_at)
+            )
+    return stored
+
+
+def _enqueue_conflict_reviews(relation_ids: list[int]) -> None:
+    from django_q.tasks import async_task
+
+    # By dotted name: memories does not import curation.
+    async_task("curation.tasks.conflict_reviews_open", relation_ids)

@@ -1,0 +1,100 @@
+"""State changes of one memory on a person's or an agent's request (content never changes)."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import F
+from django.db.models.functions import Greatest
+from django.utils import timezone
+
+from memories.errors import DomainError
+from memories.models import Memory, MemoryAccess, Status, Tier
+from memories.services.tenancy.audit import audit
+from memories.services.write.core_budget import ensure_core_room
+
+FEEDBACK_CONFIDENCE_STEP = 0.05
+FEEDBACK_CONFIDENCE_FLOOR = 0.1
+
+
+@transaction.atomic
+def memory_forget(*, memory: Memory, actor, actor_label: str, reason: str = "") -> Memory:
+    """Soft delete: the memory leaves every answer; its row and evidence stay for audit."""
+    if memory.status != Status.DELETED:
+        now = timezone.now()
+        Memory.objects.filter(pk=memory.pk).update(
+            status=Status.DELETED,
+            invalidated_at=now,
+            status_reason=(reason or "forgotten on request")[:300],
+        )
+        audit(
+            tenant_id=memory.tenant_id,
+            actor=actor,
+            actor_label=actor_label,
+            action="memory.forget",
+            object_type="memory",
+            object_id=str(memory.pk),
+            reason=reason,
+        )
+        memory.refresh_from_db()
+    return memory
+
+
+@transaction.atomic
+def memory_feedback(
+    *, memory: Memory, useful: bool, actor, actor_label: str, note: str = ""
+) -> Memory:
+    """An agent says whether a memory helped: useful counts as a use; not useful lowers its
+    confidence a step, so it ranks lower without being forgotten."""
+    if useful:
+        MemoryAccess.objects.create(memory=memory, client_id=memory.client_id)
+    else:
+        Memory.objects.filter(pk=memory.pk).update(
+            confidence=Greatest(
+                F("confidence") - FEEDBACK_CONFIDENCE_STEP, FEEDBACK_CONFIDENCE_FLOOR
+            )
+        )
+    audit(
+        tenant_id=memory.tenant_id,
+        actor=actor,
+        actor_label=actor_label,
+        action="memory.feedback",
+        object_type="memory",
+        object_id=str(memory.pk),
+        reason=note,
+        data={"useful": useful},
+    )
+    memory.refresh_from_db()
+    return memory
+
+
+@transaction.atomic
+def memory_set_tier(
+    *,
+    memory: Memory,
+    tier: str,
+    actor=None,
+    actor_label: str = "",
+    pin: bool = False,
+    reason: str = "",
+) -> Memory:
+    """Move ``memory`` to ``tier``; ``pin`` keeps automatic moves away from it."""
+    if tier not in Tier.values:
+        raise DomainError(f"Unknown tier {tier!r}.", fields={"tier": ["Not a tier."]})
+    # Lock the client's core tier against a concurrent move that would also fit alone.
+    Memory.objects.select_for_update().filter(client_id=memory.client_id, tier=Tier.CORE).exists()
+    if tier == Tier.CORE and memory.tier != Tier.CORE:
+        ensure_core_room(memory.client_id, memory.content, excluding=memory.pk)
+    previous = memory.tier
+    Memory.objects.filter(pk=memory.pk).update(tier=tier, tier_pinned=pin or memory.tier_pinned)
+    audit(
+        tenant_id=memory.tenant_id,
+        actor=actor,
+        actor_label=actor_label,
+        action="memory.set_tier",
+        object_type="memory",
+        object_id=memory.pk,
+        reason=reason,
+        data={"from": previous, "to": tier, "pinned": pin},
+    )
+    memory.refresh_from_db()
+    return memory

@@ -1,0 +1,209 @@
+"""Persisting the records of memory: sessions, events and memories (ADD-only).
+
+The write path (extraction, embedding, dedup, relations) builds on these; they do no
+extraction themselves.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import datetime
+
+from django.contrib.postgres.search import SearchVectorField
+from django.db import transaction
+from django.db.models.expressions import RawSQL
+from django.utils import timezone
+
+from memories.crypto import blind, switch
+from memories.models import Client, Event, Evidence, Memory, Session, Tenant
+from memories.services.write.core_budget import ensure_core_room
+from memories.text import clean, content_hash, fold
+
+
+def session_get_or_create(
+    *, client: Client, external_ref: str, user=None, agent: str = "", started_at=None
+) -> Session:
+    session, _ = Session.objects.get_or_create(
+        client=client,
+        external_ref=external_ref,
+        defaults={
+            "tenant_id": client.tenant_id,
+            "user": user,
+            "agent": agent,
+            "started_at": started_at or timezone.now(),
+        },
+    )
+    return session
+
+
+def event_record(
+    *,
+    client: Client,
+    content: str,
+    source: str,
+    session: Session | None = None,
+    speaker: str = "",
+    external_id: str = "",
+    observed_at: datetime | None = None,
+    metadata: dict | None = None,
+    entities: list | None = None,
+    origin_agent: str = "",
+    project_id: str = "",
+    task_id: str = "",
+    run_id: str = "",
+) -> tuple[Event, bool]:
+    """Store one event; the same ``external_id`` for the client returns the stored one."""
+    if external_id:
+        existing = Event.objects.filter(client=client, external_id=external_id).first()
+        if existing:
+            return existing, False
+    event = Event.objects.create(
+        tenant_id=client.tenant_id,
+        client=client,
+        session=session,
+        source=source,
+        speaker=speaker,
+        content=clean(content),
+        external_id=external_id,
+        observed_at=observed_at or timezone.now(),
+        metadata=metadata or {},
+        entities=entities or [],
+        origin_agent=origin_agent,
+        project_id=project_id or (session.project_id if session else ""),
+        task_id=task_id or (session.task_id if session else ""),
+        run_id=run_id or (session.run_id if session else ""),
+    )
+    if session is not None:
+        Session.objects.filter(pk=session.pk).update(last_event_at=event.observed_at)
+    return event, True
+
+
+def search_vector_for(text: str, language: str, client_id, *, tenant: Tenant | None = None):
+    """The memory's full-text vector, every lexeme scoped by its client (see migration
+    0010: a query's postings then hold only this client's memories); for an encrypted
+    ``tenant``, its blind index, scoped the same way."""
+    if tenant is not None and switch.encrypted_now(tenant):
+        return blind.search_vector(text, tenant=tenant, client_id=client_id)
+    return RawSQL(
+        "memory_search_vector(to_tsvector(%s::regconfig, %s), %s::uuid)",
+        [language, fold(text), client_id],
+        output_field=SearchVectorField(),
+    )
+
+
+def statement_hash(tenant: Tenant, text: str) -> str:
+    """The exact-dedup identity of a statement: keyed for an encrypted tenant."""
+    return blind.content_hash(tenant, text) if switch.encrypted_now(tenant) else content_hash(text)
+
+
+_ATTRIBUTE_TOKEN = re.compile(r"k[0-9a-f]{20}")
+
+
+def stored_attribute(tenant: Tenant, attribute: str) -> str:
+    """The attribute key as stored: for an encrypted tenant, the part after the colon
+    (the client's words, as in ``preference:tobacco``) becomes a keyed token; fixed keys
+    (``contact_channel``) are memoryhub's vocabulary and stay. Idempotent."""
+    head, colon, tail = attribute.partition(":")
+    if not colon or _ATTRIBUTE_TOKEN.fullmatch(tail) or not switch.encrypted_now(tenant):
+        return attribute
+    return f"{head}:{blind.attribute_token(tenant, tail)}"
+
+
+def memory_add(
+    *,
+    client: Client,
+    kind: str,
+    content: str,
+    category: str = "",
+    title: str = "",
+    tier: str = Memory._meta.get_field("tier").default,
+    status: str = Memory._meta.get_field("status").default,
+    confidence: float = 0.7,
+    importance: float = 0.5,
+    observed_at: datetime | None = None,
+    expires_at: datetime | None = None,
+    session: Session | None = None,
+    source_kind: str = "session",
+    source_ref: str = "",
+    origin_agent: str = "",
+    attribute: str = "",
+    attribute_value: str = "",
+    negated: bool = False,
+    language: str = "",
+    tags: Iterable[str] = (),
+    metadata: dict | None = None,
+    evidence: Iterable[Event] = (),
+    evidence_action: str = "added",
+    link_evidence: bool = True,
+    needs_embedding: bool = True,
+) -> Memory:
+    """Insert a new memory with its full-text vector and evidence links (``link_evidence``
+    False: the caller inserts the Evidence rows itself, in bulk)."""
+    text = clean(content)
+    if tier == "core":  # checked before writing anything, so a refusal breaks no transaction
+        ensure_core_room(client.pk, text)
+    events = list({event.pk: event for event in evidence}.values())
+    fts_config = client.tenant.language
+    observed = observed_at or timezone.now()
+    with transaction.atomic(savepoint=False):  # inside ingest's transaction: no savepoint
+        memory = Memory.objects.create(
+            tenant_id=client.tenant_id,
+            client=client,
+            session=session,
+            kind=kind,
+            category=category,
+            title=clean(title),
+            content=text,
+            content_hash=statement_hash(client.tenant, text),
+            language=language,
+            attribute=stored_attribute(client.tenant, attribute),
+            attribute_value=attribute_value,
+            negated=negated,
+            search_vector=search_vector_for(
+                f"{title} {text}", fts_config, client.pk, tenant=client.tenant
+            ),
+            tier=tier,
+            status=status,
+            confidence=confidence,
+            importance=importance,
+            observed_at=observed,
+            last_seen_at=observed,
+            expires_at=expires_at,
+            source_kind=source_kind,
+            source_ref=source_ref,
+            origin_agent=origin_agent,
+            tags=list(tags),
+            metadata=metadata or {},
+            evidence_count=len(events),
+            needs_embedding=needs_embedding and client.tenant.vector_search_enabled,
+        )
+        if link_evidence:
+            Evidence.objects.bulk_create(
+                [Evidence(memory=memory, event=event, action=evidence_action) for event in events]
+            )
+    return memory
+
+
+def evidence_link(
+    *,
+    memory: Memory,
+    events: Iterable[Event],
+    role: str = "extracted",
+    action: str = "",
+    related: Memory | None = None,
+) -> int:
+    """Link events as evidence (once each) and keep the memory's evidence counter true."""
+    rows = [
+        Evidence(memory=memory, event=event, role=role, action=action, related=related)
+        for event in events
+    ]
+    if not rows:
+        return 0
+    Evidence.objects.bulk_create(rows, ignore_conflicts=True)
+    total = Evidence.objects.filter(memory=memory).count()
+    added = total - memory.evidence_count
+    if added:
+        Memory.objects.filter(pk=memory.pk).update(evidence_count=total)
+        memory.evidence_count = total
+    return added

@@ -1,0 +1,328 @@
+"""Where a new statement stands against what the client's memory already holds.
+
+For one extracted candidate: a duplicate (same text, same attribute and value, or cosine
+≥ DEDUP_THRESHOLD without a changed number), a contradiction (same attribute with another
+value or polarity, or a near-duplicate whose numbers changed), an extension (cosine ≥
+EXTEND_THRESHOLD, same kind), or new. Contradictions follow the design's rule: against a
+promoted memory always a conflict for review; otherwise the new one supersedes only on
+superior evidence (newer, and explicit or clearly more confident), else a conflict.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.db import connection
+from django.db.models import Q
+
+from memories.conf import setting
+from memories.models import (
+    LIVE_STATUSES,
+    ConflictPolicy,
+    EmbeddingSpace,
+    Kind,
+    Memory,
+    Status,
+    vector_literal,
+)
+from memories.text import fold
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?|[^\W\d_]+")
+_NUMBER_WORDS = {
+    word: str(value)
+    for words in (
+        "zero one two three four five six seven eight nine ten eleven twelve",
+        "zero uno due tre quattro cinque sei sette otto nove dieci undici dodici",
+        "cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce",
+    )
+    for value, word in enumerate(words.split())
+} | {"una": "1", "un": "1", "a": "1", "an": "1"}
+
+
+# An attribute whose value is a person rather than what is said of them.
+_WHO_SOMEONE_IS = "relationship:"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    action: str  # "deduplicated" | "updated" | "conflict" | "extended" | "added"
+    memory: Memory | None = None  # the existing memory it is about
+    similarity: float | None = None
+
+
+def stated_numbers(text: str) -> set[str]:
+    """The quantities a statement states, digits or words ("two" and "2" are the same)."""
+    found = set()
+    for token in _NUMBER.findall(fold(text)):
+        if token[0].isdigit():
+            found.add(token.replace(",", "."))
+        elif token in _NUMBER_WORDS and token not in {"a", "an", "un", "una", "uno"}:
+            found.add(_NUMBER_WORDS[token])
+    return found
+
+
+def nearest_live(
+    *,
+    client_id,
+    space: EmbeddingSpace,
+    vector: list[float],
+    limit: int = 5,
+    min_similarity: float | None = None,
+) -> list[tuple[Memory, float]]:
+    """The client's live memories closest to ``vector`` in ``space``, with cosine similarity
+    (at least ``min_similarity``, by default EXTEND_CANDIDATE_FLOOR)."""
+    if min_similarity is None:
+        min_similarity = float(setting("EXTEND_CANDIDATE_FLOOR"))
+    sql = (
+        f"SELECT e.memory_id, 1 - ({space.distance_sql()}) AS similarity "  # noqa: S608 (model-built)
+        "FROM memories_memoryembedding e JOIN memories_memory m ON m.id = e.memory_id "
+        "WHERE e.space_id = %s AND e.client_id = %s AND m.status = ANY(%s) "
+        f"ORDER BY {space.distance_sql()} LIMIT %s"
+    )
+    literal = vector_literal(vector)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [literal, space.pk, client_id, list(LIVE_STATUSES), literal, limit])
+        rows = cursor.fetchall()
+    # Only neighbours close enough to matter are loaded.
+    close = [(memory_id, float(sim)) for memory_id, sim in rows if sim >= min_similarity]
+    memories = Memory.objects.in_bulk([memory_id for memory_id, _ in close]) if close else {}
+    return [(memories[memory_id], sim) for memory_id, sim in close if memory_id in memories]
+
+
+class LiveIndex:
+    """The live memories a batch can collide with, by text hash and by attribute: loaded in
+    one query once the batch holds its clients' locks, then kept current as the batch adds
+    and supersedes, so each statement is judged without a query of its own."""
+
+    def __init__(self, memories=()):
+        self._by_hash: dict[tuple, list[Memory]] = defaultdict(list)
+        self._by_attribute: dict[tuple, list[Memory]] = defaultdict(list)
+        for memory in memories:
+            self.add(memory)
+
+    @classmethod
+    def load(cls, *, client_ids, hashes, attributes) -> LiveIndex:
+        matching = Q(content_hash__in=set(hashes))
+        if attributes := set(attributes) - {""}:
+            matching |= Q(attribute__in=attributes)
+        return cls(
+            Memory.objects.filter(client_id__in=set(client_ids), status__in=LIVE_STATUSES)
+            .filter(matching)
+            .defer("search_vector", "metadata")
+        )
+
+    def add(self, memory: Memory) -> None:
+        self._by_hash[(memory.client_id, memory.content_hash)].append(memory)
+        if memory.attribute:
+            self._by_attribute[(memory.client_id, memory.attribute)].append(memory)
+
+    def discard(self, memory: Memory) -> None:
+        for bucket in (
+            self._by_hash[(memory.client_id, memory.content_hash)],
+            self._by_attribute[(memory.client_id, memory.attribute)],
+        ):
+            if memory in bucket:
+                bucket.remove(memory)
+
+    def exact(self, client_id, content_hash: str) -> list[Memory]:
+        return self._by_hash.get((client_id, content_hash), [])
+
+    def same_attribute(self, client_id, attribute: str) -> list[Memory]:
+        found = self._by_attribute.get((client_id, attribute), [])
+        return sorted(found, key=lambda m: m.observed_at, reverse=True)
+
+
+def judge(
+    *,
+    index: LiveIndex,
+    client,
+    content_hash: str,
+    content: str,
+    kind: str,
+    attribute: str,
+    value: str,
+    negated: bool,
+    neighbours: Callable[[], list[tuple[Memory, float]]],
+) -> Verdict:
+    """``neighbours`` is called only when text and attribute did not already decide."""
+    exact = index.exact(client.pk, content_hash)
+    if exact:
+        return Verdict("deduplicated", min(exact, key=lambda m: m.created_at), 1.0)
+
+    if attribute:
+        same_attribute = index.same_attribute(client.pk, attribute)
+        agreeing = [
+            m for m in same_attribute if m.attribute_value == value and m.negated == negated
+        ]
+        if not agreeing and same_attribute:
+            return Verdict("contradiction", same_attribute[0])
+        if agreeing and not attribute.startswith(_WHO_SOMEONE_IS):
+            return Verdict("deduplicated", agreeing[0])
+        # The same person in the same role: "my husband Marcus loves golf" and "my husband
+        # Marcus works at GKN" share only whom they are about. The words decide below.
+
+    dedup, extend = float(setting("DEDUP_THRESHOLD")), float(setting("EXTEND_THRESHOLD"))
+    for memory, similarity in neighbours():
+        if attribute and memory.attribute and memory.attribute != attribute:
+            continue  # about something else, however close the words
+        if memory.kind == kind == Kind.DECISION and _decision_changed(memory.content, content):
+            # Before the duplicate test: "decided to sell the flat" and "decided to keep
+            # the flat" embed as nearly the same sentence.
+            return Verdict("contradiction", memory, similarity)
+        if similarity >= dedup:
+            if stated_numbers(memory.content) != stated_numbers(content):
+                return Verdict("contradiction", memory, similarity)
+            if memory.negated != negated and (memory.attribute or attribute):
+                return Verdict("contradiction", memory, similarity)
+            return Verdict("deduplicated", memory, similarity)
+        if memory.kind == kind and _quantity_changed(memory.content, content):
+            # "I own two bakeries" → "I own three bakeries now": the same thing, counted anew
+            return Verdict("contradiction", memory, similarity)
+        if memory.kind == kind and (similarity >= extend or _adds_detail(memory.content, content)):
+            return Verdict("extended", memory, similarity)
+    return Verdict("added")
+
+
+_FILLER = frozenset(
+    [
+        "the",
+        "and",
+        "are",
+        "was",
+        "were",
+        "have",
+        "has",
+        "with",
+        "that",
+        "this",
+        "for",
+        "you",
+        "your",
+        "our",
+        "can",
+        "will",
+        "would",
+        "also",
+        "really",
+        "very",
+        "just",
+        "still",
+        "then",
+        # time markers: "now" says when, not what
+        "now",
+        "anymore",
+        "currently",
+        "today",
+        "adesso",
+        "ora",
+        "ormai",
+        "ahora",
+        "actualmente",
+        "instead",
+        "invece",
+    ]
+)
+_NOT_CONTENT = _FILLER | _NUMBER_WORDS.keys()
+
+
+def _quantities(text: str) -> tuple[dict[str, tuple], set[str]]:
+    """Each number a statement states → the content words on either side of it ("own two
+    bakeries", "invest £200 a month", "retire at 62"), and the statement's other content
+    words. Words compare on their first five letters ("figlio"/"figli")."""
+    tokens = re.findall(r"\d+(?:[.,]\d+)*|[^\W\d_]+", fold(text))
+    numbers: dict[str, tuple] = {}
+    for index, token in enumerate(tokens):
+        if token[0].isdigit():
+            number = token.replace(",", ".")
+        elif token in _NUMBER_WORDS and token not in {"a", "an", "un", "una", "uno"}:
+            number = _NUMBER_WORDS[token]
+        else:
+            continue
+        before = next((t[:5] for t in reversed(tokens[:index]) if _is_word(t)), None)
+        after = next((t[:5] for t in tokens[index + 1 :] if _is_word(t)), None)
+        numbers[number] = (before, after)
+    return numbers, {t[:5] for t in tokens if _is_word(t)}
+
+
+def _is_word(token: str) -> bool:
+    return len(token) > 2 and not token[0].isdigit() and token not in _NOT_CONTENT
+
+
+def _quantity_changed(old: str, new: str) -> bool:
+    """The new statement gives another number for what the old one counted, in the same
+    frame: "I own two bakeries in Belfast" → "I own three bakeries now". Not when each
+    says something the other does not ("£200 a month for rent" / "… for the nursery")."""
+    (old_numbers, old_words), (new_numbers, new_words) = _quantities(old), _quantities(new)
+    gone = {old_numbers[n] for n in old_numbers.keys() - new_numbers.keys()}
+    came = {new_numbers[n] for n in new_numbers.keys() - old_numbers.keys()}
+    if not gone & came:
+        return False
+    return old_words <= new_words or new_words <= old_words
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"\w+", fold(text)) if len(w) > 2 and w not in _FILLER}
+
+
+def _adds_detail(old: str, new: str) -> bool:
+    """The new statement says all of the old one and more: "buy a house" → "buy a house in
+    Bristol with a garden". Embeddings score such pairs low (≈0.6), words do not."""
+    old_words, new_words = _content_words(old), _content_words(new)
+    if len(old_words) < 2 or len(new_words - old_words) < 2:
+        return False
+    return len(old_words & new_words) >= 0.8 * len(old_words)
+
+
+# What a decision does with its object, en/it/es, on the first five letters as every
+# comparison here ("vendere"/"vende"): a reversal keeps the object, changes the action.
+_ACTIONS = frozenset(
+    word[:5]
+    for words in (
+        "sell keep buy hold cancel stop continue close open accept reject refuse take leave "
+        "move stay rent let maintain withdraw transfer",
+        "vendere tenere mantenere comprare cancellare annullare chiudere aprire accettare "
+        "rifiutare prendere lasciare restare affittare ritirare trasferire",
+        "vender mantener conservar comprar cancelar anular cerrar abrir aceptar rechazar "
+        "tomar dejar quedar alquilar retirar transferir",
+    )
+    for word in words.split()
+)
+# Said when one choice replaces another; and words that only say it happened late.
+_INSTEAD = frozenset({"instead", "invece", "cambio", "lugar"})
+_LATE = frozenset({"after", "all", "alla", "fine", "final", "dopotutto", "finalmente"})
+
+
+def _decision_words(text: str) -> set[str]:
+    words = {t[:5] for t in re.findall(r"[^\W\d_]+", fold(text)) if _is_word(t)}
+    return words - {w[:5] for w in _INSTEAD | _LATE}
+
+
+def _decision_changed(old: str, new: str) -> bool:
+    """The later decision about the same thing decides otherwise: another action on it
+    ("decided to sell the buy-to-let flat in Salford" → "decided to keep the Salford flat
+    after all"), or, said as a replacement, another choice in its place ("take the Danske
+    Bank loan for the shop" → "take the Ulster Bank loan instead"). Not two decisions
+    about two things ("sell the car" / "sell the boat")."""
+    old_words, new_words = _decision_words(old), _decision_words(new)
+    old_actions, new_actions = old_words & _ACTIONS, new_words & _ACTIONS
+    if old_actions and new_actions and old_actions != new_actions:
+        old_rest, new_rest = old_words - _ACTIONS, new_words - _ACTIONS
+        named = min(len(old_rest), len(new_rest))  # the decision word and the object, at least
+        return named >= 2 and (old_rest <= new_rest or new_rest <= old_rest)
+    if set(re.findall(r"\w+", fold(new))) & _INSTEAD:
+        shared = old_words & new_words
+        return len(shared) >= 2 and len(shared) >= 0.6 * len(new_words)
+    return False
+
+
+def resolve_contradiction(*, old: Memory, confidence: float, observed_at, policy: str) -> str:
+    """'updated' when the new statement may supersede ``old`` on its own, else 'conflict'."""
+    if old.status == Status.PROMOTED or policy == ConflictPolicy.ALWAYS_REVIEW:
+        return "conflict"
+    newer = observed_at >= old.observed_at
+    explicit = confidence >= float(setting("SUPERSEDE_MIN_CONFIDENCE"))
+    more_confident = confidence >= old.confidence + float(setting("SUPERSEDE_CONFIDENCE_MARGIN"))
+    return "updated" if newer and (explicit or more_confident) else "conflict"
