@@ -8,6 +8,9 @@ import unicodedata
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SPACE = re.compile(r"\s+")
+# A word of a search query: one letter alone says nothing (a plaintext tenant's full text
+# and an encrypted tenant's blind index split queries alike).
+QUERY_WORD = re.compile(r"\w{2,}")
 
 
 def clean(text: str) -> str:

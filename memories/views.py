@@ -19,7 +19,7 @@ from memories.errors import DomainError
 from memories.forms import TierForm
 from memories.models import Evidence, Membership
 from memories.selectors.lineage import lineage_of
-from memories.selectors.memory import relations_of, versions_of
+from memories.selectors.memory import linked_for
 from memories.services.write.lifecycle import memory_set_tier
 
 # How a relation reads from the memory at its target ("A updates B": B "is updated by" A).
@@ -53,10 +53,7 @@ def memory_detail(request, memory_id):
     user = request.user
     memory = permissions.memory_for_read(user, None, memory_id)
     visible = permissions.memories_visible_to(user, memory.tenant)
-    versions = versions_of(memory)
-    relations = relations_of(memory)
-    linked = {v.pk for v in versions} | {r["memory"].pk for r in relations}
-    shown = set(visible.filter(pk__in=linked).values_list("pk", flat=True))
+    linked = linked_for(user, memory)
     history = permissions.can_read_history(user, memory.client)
     evidence = []
     if history:
@@ -70,11 +67,10 @@ def memory_detail(request, memory_id):
         "client": memory.client,
         "evidence": evidence,
         "show_evidence": history,
-        "versions": [v for v in versions if v.pk in shown],
+        "versions": linked.versions,
         "relations": [
             {**r, "label": RELATION_LABELS[r["direction"]].get(r["type"], r["type"])}
-            for r in relations
-            if r["memory"].pk in shown
+            for r in linked.relations
         ],
         "lineage": lineage_of(memory, visible=visible),
         **_tier_context(user, memory),

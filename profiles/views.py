@@ -25,7 +25,7 @@ from django_htmx.http import push_url
 
 from memories import permissions
 from memories.forms import STATUS_LIVE, MemoryFilterForm
-from memories.models import LIVE_STATUSES, Client, Event, Memory
+from memories.models import LIVE_STATUSES, Client, Event, Memory, unexpired
 from memories.services.client_data.erasure import client_erase
 from memories.services.retrieval import memories_search
 from profiles.services.context import core_memories
@@ -167,7 +167,7 @@ def _memory_results(request, client) -> dict:
         .order_by("-observed_at", "-created_at")
     )
     if (data["status"] or STATUS_LIVE) == STATUS_LIVE:
-        memories = memories.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
+        memories = memories.filter(unexpired(timezone.now()))
     if data["kind"]:
         memories = memories.filter(kind=data["kind"])
     if data["tier"]:

@@ -1,8 +1,10 @@
 """POST /api/v1/search/, GET /api/v1/memories/{id}/ and /history/ for every persona."""
 
+import itertools
+
 import pytest
 
-from memories.models import MemoryAccess
+from memories.models import Client, MemoryAccess, RelationType
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -135,6 +137,37 @@ def test_memory_detail_and_history(api_client, personas, post_event, agent_key):
         (old["id"], "superseded", True),
         (new["id"], "active", False),
     ]
+
+
+def test_history_costs_the_same_queries_however_long_the_chain(api_client, personas, agent_key):
+    """The version chain is one recursive query, not one query per version."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    emma = Client.objects.get(tenant=personas.tenant, external_ref="emma")
+    versions = [factories.MemoryFactory.create(client=emma) for _ in range(6)]
+    for older, newer in itertools.pairwise(versions):
+        factories.RelationFactory.create(source=newer, target=older, type=RelationType.UPDATES)
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {agent_key}"}
+
+    def history(memory) -> tuple[int, list[str]]:
+        with CaptureQueriesContext(connection) as captured:
+            answer = api_client.get(f"/api/v1/memories/{memory.pk}/history/", **auth).json()
+        return len(captured), [v["id"] for v in answer["versions"]]
+
+    history(versions[0])  # the key's first use of the minute also writes its last use
+    from_the_first, chain = history(versions[0])
+    from_the_middle, same_chain = history(versions[3])
+    two_queries, pair = history(
+        factories.RelationFactory.create(
+            source=factories.MemoryFactory.create(client=emma),
+            target=factories.MemoryFactory.create(client=emma),
+            type=RelationType.UPDATES,
+        ).source
+    )
+    assert chain == same_chain == [str(v.pk) for v in versions]
+    assert len(pair) == 2
+    assert from_the_first == from_the_middle == two_queries
 
 
 @pytest.mark.parametrize("persona", ["advisor2", "outsider", "heir", "client_user"])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
+from memories.api.errors import error_body
 from memories.api.fields import HAS_TEXT
 from memories.api.shapes import ErrorSerializer
 from memories.services.client_data.document import document_schema
@@ -16,14 +17,10 @@ OLD_ID = "5d1e2f3a-4b5c-4d6e-8f70-81a2b3c4d5e6"
 EVENT_ID = "9a7c3e1f-2b4d-4c6e-8a0b-1c2d3e4f5a6b"
 
 
-def _error(code: str, message: str, fields: dict | None = None) -> dict:
-    return {"error": {"code": code, "message": message, "fields": fields or {}}}
-
-
 _ERRORS = {
     400: (
         "Invalid input: the message and fields name what to fix.",
-        _error(
+        error_body(
             "invalid",
             "content: This field may not be blank.",
             {"content": ["This field may not be blank."]},
@@ -31,29 +28,29 @@ _ERRORS = {
     ),
     401: (
         "No key, or a malformed, unknown, revoked or expired one.",
-        _error("authentication_failed", "This API key was revoked."),
+        error_body("authentication_failed", "This API key was revoked."),
     ),
     403: (
         "The key's user may see this but not do it (clients, prospects, heirs).",
-        _error("permission_denied", "This role has read-only access to memory."),
+        error_body("permission_denied", "This role has read-only access to memory."),
     ),
     404: (
         "Not found, or not visible to the key's user: the same answer.",
-        _error("not_found", "Client 'emma-clarke' not found."),
+        error_body("not_found", "Client 'emma-clarke' not found."),
     ),
     413: (
         "The body is larger than MEMORYHUB_MAX_REQUEST_BYTES.",
-        _error("too_large", "The request body is larger than 5242880 bytes."),
+        error_body("too_large", "The request body is larger than 5242880 bytes."),
     ),
     409: (
         "The state changed meanwhile: the review item was already decided, or its memories "
         "changed and it became obsolete (nothing was decided); or, for an import, the client "
         "or its ids already exist (nothing was imported).",
-        _error("review_closed", "This review item is already closed (Keep both)."),
+        error_body("review_closed", "This review item is already closed (Keep both)."),
     ),
     429: (
         "Too many requests for this key; Retry-After says when to try again.",
-        _error(
+        error_body(
             "throttled",
             "Too many requests for this API key: the limit is 300 write requests per "
             "minute. Expected available in 12 seconds.",

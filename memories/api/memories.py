@@ -19,7 +19,7 @@ from memories.api.shapes import (
     MemoryDetailSerializer,
     MemoryListOutSerializer,
 )
-from memories.selectors.memory import evidence_for, relations_of, versions_of
+from memories.selectors.memory import evidence_for, linked_for
 from memories.services.write.lifecycle import memory_feedback, memory_forget
 
 
@@ -60,17 +60,12 @@ class MemoryApi(BaseApiView):
     def get(self, request, memory_id):
         tenant = tenant_of(request)
         memory = permissions.memory_for_read(request.user, tenant, memory_id)
-        relations = relations_of(memory)
-        visible = set(
-            permissions.memories_visible_to(request.user, tenant)
-            .filter(pk__in=[r["memory"].pk for r in relations])
-            .values_list("pk", flat=True)
-        )
+        linked = linked_for(request.user, memory, versions=False)
         return Response(
             memory_detail_data(
                 memory,
                 evidence=evidence_for([memory.pk]).get(memory.pk, []),
-                relations=[r for r in relations if r["memory"].pk in visible],
+                relations=linked.relations,
             )
         )
 
@@ -94,7 +89,7 @@ class MemoryListApi(BaseApiView):
         tenant = tenant_of(request)
         client = permissions.client_for_read(request.user, tenant, data["client"])
         memories = (
-            permissions.memories_visible_to(request.user, tenant).live().filter(client=client)
+            permissions.memories_visible_to(request.user, tenant).current().filter(client=client)
         )
         if "kind" in data:
             memories = memories.filter(kind=data["kind"])
@@ -147,12 +142,7 @@ class MemoryHistoryApi(BaseApiView):
     def get(self, request, memory_id):
         tenant = tenant_of(request)
         memory = permissions.memory_for_read(request.user, tenant, memory_id)
-        visible = set(
-            permissions.memories_visible_to(request.user, tenant)
-            .filter(pk__in=[v.pk for v in versions_of(memory)])
-            .values_list("pk", flat=True)
-        )
-        versions = [v for v in versions_of(memory) if v.pk in visible]
+        versions = linked_for(request.user, memory, relations=False).versions
         return Response(
             {
                 "versions": [

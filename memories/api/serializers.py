@@ -18,7 +18,7 @@ from memories.api.fields import (
     StrictSerializer,
 )
 from memories.conf import setting
-from memories.models import EventSource, Kind, Status, Tier
+from memories.models import EventSource, Evidence, Kind, Status, Tier
 from memories.text import clean
 
 MAX_METADATA_BYTES = 16_384
@@ -158,9 +158,7 @@ class RelatedOutSerializer(serializers.Serializer):
 class OutcomeSerializer(MemoryBriefSerializer):
     """A memory as ingesting an event left it: what happened, and to which other memory."""
 
-    action = serializers.ChoiceField(
-        choices=["added", "deduplicated", "updated", "extended", "conflict"]
-    )
+    action = serializers.ChoiceField(choices=Evidence.Action.values)
     related = RelatedOutSerializer(allow_null=True)
 
 

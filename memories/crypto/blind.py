@@ -26,10 +26,9 @@ from django.contrib.postgres.search import SearchVectorField
 from django.db.models.expressions import RawSQL
 
 from memories.crypto import keys
-from memories.text import clean, fold
+from memories.text import QUERY_WORD, clean, fold
 
 _WORD = re.compile(r"\w+")
-_QUERY_WORD = re.compile(r"\w{2,}")  # as memories.services.retrieval splits a query
 _STOPWORDS = Path(__file__).with_name("stopwords")
 MAX_POSITION = 16383  # PostgreSQL's largest tsvector position
 
@@ -87,7 +86,7 @@ def search_vector(text: str, *, tenant, client_id):
 def query_tokens(tenant, query: str) -> list[str]:
     """The query's words as blind tokens (any of them: the read path ORs them)."""
     key = keys.index_key(tenant.pk)
-    found = stems(query, tenant.language, pattern=_QUERY_WORD)
+    found = stems(query, tenant.language, pattern=QUERY_WORD)
     return list(dict.fromkeys(token(key, stem) for _, stem in found))[:32]
 
 

@@ -15,6 +15,8 @@ from memories.models.records import (
     SourceKind,
     Status,
     Tier,
+    unexpired,
+    unexpired_sql,
 )
 from memories.models.tenancy import (
     ApiKey,
@@ -58,5 +60,7 @@ __all__ = [
     "Tenant",
     "TextSearchLanguage",
     "Tier",
+    "unexpired",
+    "unexpired_sql",
     "vector_literal",
 ]

@@ -161,9 +161,25 @@ class SourceKind(models.TextChoices):
     IMPORT = "import", "Import"
 
 
+def unexpired(at) -> Q:
+    """Not past its expiry at ``at`` (a memory with no ``expires_at`` never expires)."""
+    return Q(expires_at__isnull=True) | Q(expires_at__gt=at)
+
+
+def unexpired_sql(alias: str = "m") -> str:
+    """``unexpired`` as SQL on the memory row ``alias``, with one parameter: the time."""
+    return f"({alias}.expires_at IS NULL OR {alias}.expires_at > %s)"
+
+
 class MemoryQuerySet(SealedQuerySet):
     def live(self):
+        """A trusted status: active, candidate or promoted, expired or not (the TTL sweep
+        looks for live memories past their expiry). What answers read is ``current``."""
         return self.filter(status__in=LIVE_STATUSES)
+
+    def current(self, now=None):
+        """What memory holds true at ``now`` (default: now): live, and not past its expiry."""
+        return self.live().filter(unexpired(now or timezone.now()))
 
     def as_of(self, at):
         """What memory said at ``at``: created by then and not yet invalidated."""
@@ -286,11 +302,20 @@ class Evidence(models.Model):
         RESTATED = "restated", "Restated by (dedup)"
         CONSOLIDATED = "consolidated", "Consolidated from"
 
+    class Action(models.TextChoices):
+        """What ingesting the event did to the memory (the API's ``action``)."""
+
+        ADDED = "added", "Added"
+        DEDUPLICATED = "deduplicated", "Deduplicated"
+        UPDATED = "updated", "Updated (supersedes the related memory)"
+        EXTENDED = "extended", "Extended the related memory"
+        CONFLICT = "conflict", "Conflicts with the related memory"
+
     memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="evidence")
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="evidence_for")
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.EXTRACTED)
     # What ingesting the event did to the memory, so a replayed event answers the same.
-    action = models.CharField(max_length=16, blank=True)
+    action = models.CharField(max_length=16, choices=Action.choices, blank=True)
     related = models.ForeignKey(
         Memory, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -144,7 +144,7 @@ def clients_visible_to(user, tenant: TenantRef | None = None) -> QuerySet[Client
 
 
 def memories_visible_to(user, tenant: TenantRef | None = None) -> MemoryQuerySet:
-    """The memories ``user`` may see (any status; callers add ``.live()`` for answers)."""
+    """The memories ``user`` may see (any status; callers add ``.current()`` for answers)."""
     return _filter(Memory.objects.all(), _memory_q(user, tenant))
 
 

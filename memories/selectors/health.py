@@ -1,36 +1,15 @@
-"""Reads that are more than a filter."""
+"""The health report: database, pgvector, embedding providers and the queue."""
 
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any, TypedDict
+from typing import Any
 
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-
-class _Provider(TypedDict):
-    model: str
-    dimension: int
-    key_setting: str | None  # the setting that holds its API key; None: needs none
-
-
-# Known providers: the chain in settings.MEMORYHUB_EMBEDDING_PROVIDERS picks from these.
-EMBEDDING_PROVIDERS: dict[str, _Provider] = {
-    "local": {"model": "all-MiniLM-L6-v2", "dimension": 384, "key_setting": None},
-    "voyage": {"model": "voyage-3-large", "dimension": 1024, "key_setting": "VOYAGE_API_KEY"},
-    "openai-large": {
-        "model": "text-embedding-3-large",
-        "dimension": 3072,
-        "key_setting": "OPENAI_API_KEY",
-    },
-    "openai-small": {
-        "model": "text-embedding-3-small",
-        "dimension": 1536,
-        "key_setting": "OPENAI_API_KEY",
-    },
-}
+from memories.services.embedding.providers import CATALOGUE, get_chain
 
 
 def database_status() -> dict:
@@ -51,12 +30,10 @@ def database_status() -> dict:
 
 
 def embedding_providers_status() -> list[dict]:
-    from memories.services.embedding.providers import get_chain
-
     circuits = {p["name"]: p["circuit"] for p in get_chain().status()}
     chain = []
     for position, name in enumerate(settings.MEMORYHUB_EMBEDDING_PROVIDERS):
-        spec = EMBEDDING_PROVIDERS.get(name)
+        spec = CATALOGUE.get(name)
         if spec is None:
             chain.append(
                 {
@@ -67,14 +44,14 @@ def embedding_providers_status() -> list[dict]:
                 }
             )
             continue
-        key_setting = spec["key_setting"]
+        key_setting = spec.key_setting
         configured = key_setting is None or bool(getattr(settings, key_setting, ""))
         chain.append(
             {
                 "name": name,
                 "position": position,
-                "model": spec["model"],
-                "dimension": spec["dimension"],
+                "model": spec.model,
+                "dimension": spec.dimension,
                 "configured": configured,
                 "circuit": circuits.get(name),
                 "detail": "" if configured else f"{key_setting} is not set",

@@ -1,11 +1,14 @@
-"""Reads of one memory: its evidence, relations and versions."""
+"""Reads of one memory: its evidence, relations and versions, and which of the memories
+linked to it a user may see."""
 
 from __future__ import annotations
 
-from collections import deque
+from dataclasses import dataclass
 
 from django.db import connection
+from django.db.models.expressions import RawSQL
 
+from memories import permissions
 from memories.models import Memory, Relation, RelationType
 
 # The evidence shown with a memory: what the agent can cite. A memory id array is the
@@ -49,24 +52,47 @@ def relations_of(memory: Memory) -> list[dict]:
     return out
 
 
+# Every memory linked to one by ``updates`` edges, either way and transitively: UNION (not
+# UNION ALL) keeps each id once, so a cycle ends; the LIMIT stops the walk early.
+_VERSIONS_SQL = (
+    "WITH RECURSIVE chain(id) AS (SELECT %s::uuid UNION "
+    "SELECT CASE WHEN r.source_id = chain.id THEN r.target_id ELSE r.source_id END "
+    "FROM chain JOIN memories_relation r ON r.type = %s "
+    "AND (r.source_id = chain.id OR r.target_id = chain.id)) "
+    "SELECT id FROM chain LIMIT %s"
+)
+
+
 def versions_of(memory: Memory, *, limit: int = 200) -> list[Memory]:
-    """Every version linked to ``memory`` by ``updates`` edges, oldest first."""
-    seen = {memory.pk}
-    queue = deque([memory.pk])
-    while queue and len(seen) < limit:
-        current = queue.popleft()
-        edges = (
-            Relation.objects.filter(type=RelationType.UPDATES)
-            .filter(source_id=current)
-            .values_list("target_id", flat=True)
-            .union(
-                Relation.objects.filter(type=RelationType.UPDATES, target_id=current).values_list(
-                    "source_id", flat=True
-                )
-            )
-        )
-        for other in edges:
-            if other not in seen:
-                seen.add(other)
-                queue.append(other)
-    return list(Memory.objects.filter(pk__in=seen).order_by("created_at"))
+    """Every version linked to ``memory`` by ``updates`` edges, oldest first (one query)."""
+    # A constant statement; the values are bound parameters.
+    chain = RawSQL(_VERSIONS_SQL, [memory.pk, RelationType.UPDATES.value, limit])  # noqa: S611
+    return list(Memory.objects.filter(pk__in=chain).select_related("client").order_by("created_at"))
+
+
+@dataclass(frozen=True)
+class Linked:
+    """The memories linked to one that a user may see: its relations (``relations_of``
+    rows) and its versions, and the ids of all of them."""
+
+    relations: list[dict]
+    versions: list[Memory]
+    visible: frozenset
+
+
+def linked_for(user, memory: Memory, *, relations: bool = True, versions: bool = True) -> Linked:
+    """What ``user`` may see of the memories linked to ``memory``: one permission-filtered
+    query over every linked id, whatever the number of links."""
+    related = relations_of(memory) if relations else []
+    chain = versions_of(memory) if versions else []
+    ids = {r["memory"].pk for r in related} | {v.pk for v in chain}
+    visible = frozenset(
+        permissions.memories_visible_to(user, memory.tenant_id)
+        .filter(pk__in=ids)
+        .values_list("pk", flat=True)
+    )
+    return Linked(
+        relations=[r for r in related if r["memory"].pk in visible],
+        versions=[v for v in chain if v.pk in visible],
+        visible=visible,
+    )

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from django.db.models import Q
-from django.utils import timezone
-
 from memories import permissions
 from memories.models import Memory
 from memories.services.retrieval import Filters, memories_search
@@ -12,11 +9,9 @@ from profiles.services.profile import profile_for
 
 
 def core_memories(client) -> list[Memory]:
-    now = timezone.now()
     return list(
-        Memory.objects.live()
+        Memory.objects.current()
         .filter(client=client, tier="core")
-        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
         .order_by("-importance", "-confidence", "created_at")
     )
 

@@ -33,11 +33,7 @@ def _entry(memory: Memory) -> dict:
 @transaction.atomic
 def profile_refresh(*, client) -> Profile:
     now = timezone.now()
-    live = (
-        Memory.objects.live()
-        .filter(client=client)
-        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
-    )
+    live = Memory.objects.current(now).filter(client=client)
     static = live.filter(
         kind__in=STATIC_KINDS,
         category__in=STATIC_CATEGORIES,

@@ -1,4 +1,4 @@
-"""Portability, the way back: a client recreated from its export (``services.export``).
+"""Portability, the way back: a client recreated from its export (``client_data.export``).
 
 Everything comes back with the ids, states and timestamps the document holds; what the
 database computes from content (the dedup hash, the search vector, the attribute key) is

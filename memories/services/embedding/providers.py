@@ -34,6 +34,22 @@ class AllProvidersFailed(EmbeddingError):
     pass
 
 
+@dataclass(frozen=True)
+class ProviderSpec:
+    model: str
+    dimension: int
+    key_setting: str | None  # the setting that holds its API key; None: needs none
+
+
+# Every provider memoryhub knows: MEMORYHUB_EMBEDDING_PROVIDERS picks its chain from these.
+CATALOGUE: dict[str, ProviderSpec] = {
+    "local": ProviderSpec("all-MiniLM-L6-v2", 384, None),
+    "voyage": ProviderSpec("voyage-3-large", 1024, "VOYAGE_API_KEY"),
+    "openai-large": ProviderSpec("text-embedding-3-large", 3072, "OPENAI_API_KEY"),
+    "openai-small": ProviderSpec("text-embedding-3-small", 1536, "OPENAI_API_KEY"),
+}
+
+
 class Provider(Protocol):
     name: str
     model: str
@@ -45,8 +61,8 @@ class Provider(Protocol):
 
 class LocalProvider:
     name = "local"
-    model = "all-MiniLM-L6-v2"
-    dimension = 384
+    model = CATALOGUE["local"].model
+    dimension = CATALOGUE["local"].dimension
     batch_size = 256
 
     def embed(self, texts: list[str], *, input_type: str) -> list[list[float]]:
@@ -57,8 +73,8 @@ class LocalProvider:
 
 class VoyageProvider:
     name = "voyage"
-    model = "voyage-3-large"
-    dimension = 1024
+    model = CATALOGUE["voyage"].model
+    dimension = CATALOGUE["voyage"].dimension
     batch_size = 128
 
     def __init__(self, *, api_key: str, base_url: str = "", timeout: float = 10.0):
@@ -223,15 +239,10 @@ def build_provider(name: str) -> Provider | None:
     if name in {"openai-large", "openai-small"}:
         if not settings.OPENAI_API_KEY:
             return None
-        model, dimension = (
-            ("text-embedding-3-large", 3072)
-            if name == "openai-large"
-            else ("text-embedding-3-small", 1536)
-        )
         return OpenAIProvider(
             name=name,
-            model=model,
-            dimension=dimension,
+            model=CATALOGUE[name].model,
+            dimension=CATALOGUE[name].dimension,
             api_key=settings.OPENAI_API_KEY,
             base_url=settings.OPENAI_BASE_URL,
             timeout=timeout,

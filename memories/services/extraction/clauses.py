@@ -1,6 +1,6 @@
 """What one clause says: the cue it matches (``classify``) and, for contradiction
 detection, the attribute and canonical value it states (``attribute_of``). Values are
-folded and canonical across languages; see ``extraction``'s docstring for the list.
+folded and canonical across languages; see ``heuristic``'s docstring for the list.
 """
 
 from __future__ import annotations

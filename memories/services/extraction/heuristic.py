@@ -1,6 +1,6 @@
 """Zero-cost heuristic extraction of atomic memories from one event (English, Italian, Spanish).
 
-No model, no network: sentences and clauses, the cue tables of ``extraction_patterns`` and
+No model, no network: sentences and clauses, the cue tables of ``patterns`` and
 the days of ``time_expressions``. It favours precision: a sentence that matches no cue
 yields nothing, so greetings, thanks, requests and questions fall away by construction.
 
@@ -42,7 +42,7 @@ Rules
   email_address, phone_number, residence, employer, occupation; relationships naming a
   person: that person's residence, employer or occupation keyed by name
   (``employer:marcus``) when the statement gives one, else ``relationship:<role>`` for
-  one-person roles (wife, accountant…). Clauses are read in ``extraction_clauses``.
+  one-person roles (wife, accountant…). Clauses are read in ``clauses``.
   ``negated`` marks a negative stance (don't want, hate, can't, decided not to) and keeps the
   attribute, so "I want crypto" and "I don't want crypto" share ``preference:crypto``.
 """

@@ -149,14 +149,19 @@ WEEKDAYS = {
     **_numbered("lunes martes miercoles jueves viernes sabado domingo"),
 }
 _NUMBER_NAMES = (
-    "a an one un uno una un'|two due dos|three tre tres|four quattro cuatro|five cinque cinco|"
-    "six sei seis|seven sette siete|eight otto ocho|nine nove nueve|ten dieci diez|"
-    "eleven undici once|twelve dodici doce"
+    "zero cero|a an one un uno una un'|two due dos|three tre tres|four quattro cuatro|"
+    "five cinque cinco|six sei seis|seven sette siete|eight otto ocho|nine nove nueve|"
+    "ten dieci diez|eleven undici once|twelve dodici doce"
 )
+# Number words, en/it/es (one table for every reader of quantities), to their value.
 NUMBER_WORDS = {
-    **{word: n for n, names in enumerate(_NUMBER_NAMES.split("|"), 1) for word in names.split()},
+    **{word: n for n, names in enumerate(_NUMBER_NAMES.split("|")) for word in names.split()},
     **dict.fromkeys(["a couple of", "un paio di", "un par de"], 2),
 }
+# Of those, the ones that are also articles ("a car", "un figlio"): one, but rarely a count.
+ARTICLES = frozenset(["a", "an", "un", "uno", "una", "un'"])
+# Single words that state a count whatever their context.
+COUNT_WORDS = frozenset(w for w in NUMBER_WORDS if " " not in w and w not in ARTICLES)
 
 
 def alternation(names) -> str:
@@ -165,6 +170,20 @@ def alternation(names) -> str:
 
 
 NUMBER = rf"(?:\d{{1,3}}|{alternation(NUMBER_WORDS)})"
+_QUANTITY = re.compile(r"\d+(?:[.,]\d+)?|[^\W\d_]+")
+
+
+def stated_numbers(text: str) -> set[str]:
+    """The quantities a statement states, digits or words ("two" and "2" are the same)."""
+    found = set()
+    for token in _QUANTITY.findall(fold(text)):
+        if token[0].isdigit():
+            found.add(token.replace(",", "."))
+        elif token in COUNT_WORDS:
+            found.add(str(NUMBER_WORDS[token]))
+    return found
+
+
 _MONTH = alternation(MONTHS)
 
 _NUM = r"\d{1,15}(?:[.,'\u2019]\d{3}){0,5}(?:[.,]\d{1,4})?"

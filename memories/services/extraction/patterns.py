@@ -2,7 +2,7 @@
 
 Every pattern runs on *folded* text (``normalise.match_form``: lower case, no accents, plain
 apostrophes), so ``perché``/``perche`` are one case. In each table the first rule that
-matches decides, so the order is the precedence (see ``extraction``). Verbs are in the first
+matches decides, so the order is the precedence (see ``heuristic``). Verbs are in the first
 person (the client speaking) or, flagged ``3rd``, reported by someone else about the client.
 
 Rule flags: ``neg`` the cue is negative (hate, don't want, non posso); ``3rd`` third person;

@@ -1,7 +1,8 @@
-"""Vocabularies of the heuristic extractor, en/it/es: the canonical values of the
-well-known attributes (language, report frequency, meeting time, contact channel, risk,
-marital status, one-person roles, head nouns) and the words that make or end a phrase.
-Like the cue tables (``extraction_patterns``), every entry is in folded form.
+"""Vocabularies, en/it/es: the canonical values of the well-known attributes (language,
+report frequency, meeting time, contact channel, risk, marital status, one-person roles,
+head nouns), the words that make or end a phrase, and the words that carry no fact (one
+home for every stopword and filler list).
+Like the cue tables (``patterns``), every entry is in folded form.
 """
 
 # One entry per line, like a table: exempt from the line length and the formatter.
@@ -94,3 +95,62 @@ STOPWORDS = (
 # Capitalised words that are not names: possessives, articles, conjunctions, titles.
 NOT_NAMES = "i i'm my our the and also mio mia miei mie nostro nostra nostri il la lo e anche el los las mi mis nuestro nuestra y tambien dr mr mrs ms dott dottor dottoressa sig sr sra don dona avvocato ingegner"
 # fmt: on
+
+
+# --- Words that carry no fact, for comparing statements -----------------------------------
+# The batch jobs (fusion, consolidation, summaries) and relate's quantity test compare two
+# statements on the words that are left once these are set aside.
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Grammar, not meaning. Pronouns and possessives are not here: "I prefer" and "she prefers"
+# are about different people.
+GRAMMAR_WORDS = _word_set(
+    """
+    a an the of to in on at by for with from about into via per as than then so and or but
+    if is am are was were be been being do does did have has had will would shall should can
+    could may might must that this these those there here which who whom what it its
+    s d m re ve ll
+    il lo la l gli le un una uno di da del dello della dei degli delle nel nella nei sul
+    sulla con su tra fra e ed o ma che ci si vi ne al allo alla ai agli alle dal dalla
+    sono sei siamo siete ho hai ha abbiamo avete hanno essere avere
+    el los las unos unas de en con por para y u pero del al lo le les se es son soy
+    eres somos esta estoy estan has hemos han ser estar
+    """
+)
+# Words that add emphasis or politeness and change no fact: two statements that differ
+# only by these say the same thing.
+WEAK_WORDS = _word_set(
+    """
+    please kindly really actually currently now also just very still definitely indeed
+    quite truly totally basically honestly
+    favore davvero proprio anche ancora molto ora adesso attualmente veramente
+    favor realmente ahora tambien todavia muy actualmente verdad
+    """
+)
+NEGATIONS = {
+    **dict.fromkeys(["not", "no", "never", "nor", "cannot", "without", "none", "nothing"], "not"),
+    **dict.fromkeys(["non", "mai", "niente", "nulla", "neanche", "nessuno", "nessuna"], "not"),
+    **dict.fromkeys(["nunca", "jamas", "tampoco", "ni", "nada", "ninguno", "ninguna"], "not"),
+    **dict.fromkeys(["sin", "senza"], "without"),
+}
+# Days and spans of time: an episode "last Tuesday" and one "on Friday" are the same habit.
+TEMPORAL_WORDS = _word_set(
+    """
+    today yesterday tomorrow tonight morning afternoon evening night week weekend month year
+    last next ago monday tuesday wednesday thursday friday saturday sunday january february
+    march april may june july august september october november december
+    oggi ieri domani stasera mattina pomeriggio sera notte settimana mese anno scorso scorsa
+    prossimo prossima fa lunedi martedi mercoledi giovedi venerdi sabato domenica gennaio
+    febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre
+    hoy ayer manana tarde noche semana mes ano pasado pasada proximo proxima hace lunes
+    martes miercoles jueves viernes sabado domingo enero febrero abril mayo junio julio
+    agosto septiembre octubre noviembre diciembre
+    """
+)
+# What two statements about one thing may differ by: grammar, emphasis, and the words
+# that say when or to whom rather than what.
+FILLER_WORDS = (
+    GRAMMAR_WORDS | WEAK_WORDS | _word_set("you your our today anymore ormai instead invece")
+)

@@ -39,7 +39,8 @@ from memories.models import (
     Status,
 )
 from memories.services.embedding.reembed import memories_embed_now
-from memories.services.extraction.wording import TEMPORAL_WORDS, stem, without_time, wording
+from memories.services.extraction.vocabulary import TEMPORAL_WORDS
+from memories.services.extraction.wording import stem, without_time, wording
 from memories.services.jobs.claims import clients_try_lock
 from memories.services.jobs.fusion import unit_vectors
 from memories.services.jobs.runner import JobCounts

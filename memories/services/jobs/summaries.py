@@ -37,7 +37,12 @@ from memories.models import (
 from memories.services.embedding.reembed import memories_embed_now
 from memories.services.extraction.heuristic import ASSISTANT_SPEAKERS
 from memories.services.extraction.normalise import split_sentences
-from memories.services.extraction.wording import NEGATIONS, STOPWORDS, TEMPORAL_WORDS, WEAK_WORDS
+from memories.services.extraction.vocabulary import (
+    GRAMMAR_WORDS,
+    NEGATIONS,
+    TEMPORAL_WORDS,
+    WEAK_WORDS,
+)
 from memories.services.jobs import summaries_llm as llm_summary
 from memories.services.jobs.runner import JobCounts
 from memories.services.tenancy.audit import audit_entry
@@ -66,7 +71,7 @@ _REQUEST = (
     "quisiera",
 )
 _WORD = re.compile(r"[^\W\d_]+")
-_TOPIC_SKIP = STOPWORDS | WEAK_WORDS | TEMPORAL_WORDS | frozenset(NEGATIONS)
+_TOPIC_SKIP = GRAMMAR_WORDS | WEAK_WORDS | TEMPORAL_WORDS | frozenset(NEGATIONS)
 
 
 def episodes_summarize(*, tenant_id=None, counts: JobCounts) -> None:

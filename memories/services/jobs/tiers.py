@@ -8,12 +8,12 @@ import math
 from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from memories.conf import setting
-from memories.models import AuditEntry, Memory, MemoryAccess, Tier
+from memories.models import AuditEntry, Memory, MemoryAccess, Tier, unexpired
 from memories.services.jobs.accesses import accesses_roll_up
 from memories.services.jobs.claims import claimed_in_batches
 from memories.services.tenancy.audit import audit_entry
@@ -108,7 +108,7 @@ def _promote_hot(movable, now, counts) -> None:
     hot = (
         movable.filter(pk__in=list(reads), tier__in=(Tier.RECALL, Tier.ARCHIVAL))
         .filter(last_seen_at__gt=recent)
-        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+        .filter(unexpired(now))
         .values_list("pk", "client_id", "created_at")
     )
     hot = sorted(hot, key=lambda row: (str(row[1]), -reads[row[0]], row[2], str(row[0])))

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -42,7 +41,7 @@ from memories.services.retrieval.statement import (
     Search,
     candidates_statement,
 )
-from memories.text import fold
+from memories.text import QUERY_WORD, fold
 
 __all__ = ["Filters", "Hit", "memories_search", "ranking_weights"]
 
@@ -71,7 +70,6 @@ SEED_004_WEIGHTS = {
     "canonicity": 0.05,
     "redundancy": 0.10,
 }
-_WORD = re.compile(r"\w{2,}")
 
 
 @dataclass
@@ -130,7 +128,7 @@ def _query_words(tenant, query: str) -> str:
     decides what comes first). An encrypted tenant's are its blind-index tokens."""
     if tenant.encrypted:
         return " ".join(blind.query_tokens(tenant, query))
-    return " ".join(list(dict.fromkeys(_WORD.findall(fold(query))))[:32])
+    return " ".join(list(dict.fromkeys(QUERY_WORD.findall(fold(query))))[:32])
 
 
 def _query_vector(client, query: str):

@@ -17,6 +17,7 @@ from memories.models import (
     EmbeddingSpace,
     Memory,
     Status,
+    unexpired_sql,
     vector_literal,
 )
 
@@ -265,7 +266,7 @@ def _filter_sql(filters: Filters, now: datetime) -> tuple[str, list]:
     params: list[object] = []
     if filters.as_of is not None:
         sql.append("m.created_at <= %s AND (m.invalidated_at IS NULL OR m.invalidated_at > %s)")
-        sql.append("(m.expires_at IS NULL OR m.expires_at > %s)")
+        sql.append(unexpired_sql("m"))
         params += [filters.as_of, filters.as_of, filters.as_of]
         if filters.status:
             sql.append("m.status = ANY(%s)")
@@ -276,7 +277,7 @@ def _filter_sql(filters: Filters, now: datetime) -> tuple[str, list]:
         sql.append("m.status = ANY(%s)")
         params.append(list(filters.status or LIVE_STATUSES))
         if not filters.status:
-            sql.append("(m.expires_at IS NULL OR m.expires_at > %s)")
+            sql.append(unexpired_sql("m"))
             params.append(now)
     if filters.tier:
         sql.append("m.tier = ANY(%s)")

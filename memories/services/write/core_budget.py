@@ -3,9 +3,6 @@ size budget per client (CORE_TIER_MAX_BYTES, 2 KB): no write path may exceed it.
 
 from __future__ import annotations
 
-from django.db.models import Q
-from django.utils import timezone
-
 from memories.conf import setting
 from memories.errors import DomainError
 from memories.models import Memory, Tier
@@ -17,12 +14,7 @@ class CoreTierFull(DomainError):
 
 def core_bytes(client_id, *, excluding=None) -> int:
     """UTF-8 bytes of the client's live, unexpired core memories."""
-    now = timezone.now()
-    memories = (
-        Memory.objects.live()
-        .filter(client_id=client_id, tier=Tier.CORE)
-        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
-    )
+    memories = Memory.objects.current().filter(client_id=client_id, tier=Tier.CORE)
     if excluding is not None:
         memories = memories.exclude(pk=excluding)
     return sum(len(text.encode()) for text in memories.values_list("content", flat=True))

@@ -26,13 +26,19 @@ from memories.models import (
 )
 from memories.services.tenancy.audit import audit_entry
 from memories.services.write.records import memory_add, statement_hash, stored_attribute
-from memories.services.write.relate import LiveIndex, judge, nearest_live, resolve_contradiction
+from memories.services.write.relate import (
+    Judgement,
+    LiveIndex,
+    judge,
+    nearest_live,
+    resolve_contradiction,
+)
 
 
 @dataclass(frozen=True)
 class Outcome:
     memory: Memory
-    action: str
+    action: str  # an Evidence.Action value
     related: Memory | None = None
 
 
@@ -62,7 +68,7 @@ class OutcomeWriter:
             negated=candidate.negated,
             neighbours=neighbours,
         )
-        if verdict.action == "deduplicated":
+        if verdict.action == Judgement.DUPLICATE:
             assert verdict.memory is not None  # judge names the memory a statement repeats
             outcome = self._restate(verdict.memory, event)
         else:
@@ -83,7 +89,7 @@ class OutcomeWriter:
 
     def _add(self, candidate, vector, verdict, *, client, event, item) -> Outcome:
         action, related = verdict.action, verdict.memory
-        if action == "contradiction":
+        if action == Judgement.CONTRADICTION:
             action = resolve_contradiction(
                 old=related,
                 confidence=candidate.confidence,
@@ -130,7 +136,7 @@ class OutcomeWriter:
                 type=_RELATION_OF[action],
                 confidence=verdict.similarity or 1.0,
             )
-            if action == "updated":
+            if action == Evidence.Action.UPDATED:
                 self.index.discard(related)
                 related.status, related.invalidated_at = Status.SUPERSEDED, timezone.now()
                 related.status_reason = f"updated by {memory.pk}"
@@ -139,14 +145,14 @@ class OutcomeWriter:
                     invalidated_at=related.invalidated_at,
                     status_reason=related.status_reason,
                 )
-            elif action == "conflict":
+            elif action == Evidence.Action.CONFLICT:
                 self.conflicts.append(relation.pk)
         return Outcome(memory, action, related)
 
     def _restate(self, memory: Memory, event: Event) -> Outcome:
         """The client said it again: no new row; counters, recency and evidence move."""
         if any(e.memory_id == memory.pk and e.event_id == event.pk for e in self.evidence):
-            return Outcome(memory, "deduplicated")  # twice in one event counts once
+            return Outcome(memory, Evidence.Action.DEDUPLICATED)  # twice in one event counts once
         Memory.objects.filter(pk=memory.pk).update(
             dup_count=F("dup_count") + 1,
             last_seen_at=Greatest(F("last_seen_at"), event.observed_at),
@@ -156,9 +162,14 @@ class OutcomeWriter:
         memory.evidence_count += 1
         memory.last_seen_at = max(memory.last_seen_at, event.observed_at)
         self.evidence.append(
-            Evidence(memory=memory, event=event, role=Evidence.Role.RESTATED, action="deduplicated")
+            Evidence(
+                memory=memory,
+                event=event,
+                role=Evidence.Role.RESTATED,
+                action=Evidence.Action.DEDUPLICATED,
+            )
         )
-        return Outcome(memory, "deduplicated")
+        return Outcome(memory, Evidence.Action.DEDUPLICATED)
 
     def flush(self) -> None:
         Evidence.objects.bulk_create(self.evidence)
@@ -166,9 +177,9 @@ class OutcomeWriter:
 
 
 _RELATION_OF = {
-    "updated": RelationType.UPDATES,
-    "conflict": RelationType.CONFLICTS_WITH,
-    "extended": RelationType.EXTENDS,
+    Evidence.Action.UPDATED: RelationType.UPDATES,
+    Evidence.Action.CONFLICT: RelationType.CONFLICTS_WITH,
+    Evidence.Action.EXTENDED: RelationType.EXTENDS,
 }
 
 

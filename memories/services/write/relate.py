@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.db import connection
+from django.db import connection, models
 from django.db.models import Q
 
 from memories.conf import setting
@@ -23,45 +23,35 @@ from memories.models import (
     LIVE_STATUSES,
     ConflictPolicy,
     EmbeddingSpace,
+    Evidence,
     Kind,
     Memory,
     Status,
     vector_literal,
 )
+from memories.services.extraction.normalise import COUNT_WORDS, NUMBER_WORDS, stated_numbers
+from memories.services.extraction.vocabulary import FILLER_WORDS
 from memories.text import fold
-
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)?|[^\W\d_]+")
-_NUMBER_WORDS = {
-    word: str(value)
-    for words in (
-        "zero one two three four five six seven eight nine ten eleven twelve",
-        "zero uno due tre quattro cinque sei sette otto nove dieci undici dodici",
-        "cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce",
-    )
-    for value, word in enumerate(words.split())
-} | {"una": "1", "un": "1", "a": "1", "an": "1"}
-
 
 # An attribute whose value is a person rather than what is said of them.
 _WHO_SOMEONE_IS = "relationship:"
 
 
+class Judgement(models.TextChoices):
+    """Where a statement stands against memory; ingest turns it into an ``Evidence.Action``
+    (a contradiction becomes ``updated`` or ``conflict``, see ``resolve_contradiction``)."""
+
+    DUPLICATE = "deduplicated", "Says what a live memory says"
+    CONTRADICTION = "contradiction", "Contradicts a live memory"
+    EXTENSION = "extended", "Adds detail to a live memory"
+    NEW = "added", "New"
+
+
 @dataclass(frozen=True)
 class Verdict:
-    action: str  # "deduplicated" | "updated" | "conflict" | "extended" | "added"
+    action: Judgement
     memory: Memory | None = None  # the existing memory it is about
     similarity: float | None = None
-
-
-def stated_numbers(text: str) -> set[str]:
-    """The quantities a statement states, digits or words ("two" and "2" are the same)."""
-    found = set()
-    for token in _NUMBER.findall(fold(text)):
-        if token[0].isdigit():
-            found.add(token.replace(",", "."))
-        elif token in _NUMBER_WORDS and token not in {"a", "an", "un", "una", "uno"}:
-            found.add(_NUMBER_WORDS[token])
-    return found
 
 
 def nearest_live(
@@ -150,7 +140,7 @@ def judge(
     """``neighbours`` is called only when text and attribute did not already decide."""
     exact = index.exact(client.pk, content_hash)
     if exact:
-        return Verdict("deduplicated", min(exact, key=lambda m: m.created_at), 1.0)
+        return Verdict(Judgement.DUPLICATE, min(exact, key=lambda m: m.created_at), 1.0)
 
     if attribute:
         same_attribute = index.same_attribute(client.pk, attribute)
@@ -158,9 +148,9 @@ def judge(
             m for m in same_attribute if m.attribute_value == value and m.negated == negated
         ]
         if not agreeing and same_attribute:
-            return Verdict("contradiction", same_attribute[0])
+            return Verdict(Judgement.CONTRADICTION, same_attribute[0])
         if agreeing and not attribute.startswith(_WHO_SOMEONE_IS):
-            return Verdict("deduplicated", agreeing[0])
+            return Verdict(Judgement.DUPLICATE, agreeing[0])
         # The same person in the same role: "my husband Marcus loves golf" and "my husband
         # Marcus works at GKN" share only whom they are about. The words decide below.
 
@@ -171,61 +161,22 @@ def judge(
         if memory.kind == kind == Kind.DECISION and _decision_changed(memory.content, content):
             # Before the duplicate test: "decided to sell the flat" and "decided to keep
             # the flat" embed as nearly the same sentence.
-            return Verdict("contradiction", memory, similarity)
+            return Verdict(Judgement.CONTRADICTION, memory, similarity)
         if similarity >= dedup:
             if stated_numbers(memory.content) != stated_numbers(content):
-                return Verdict("contradiction", memory, similarity)
+                return Verdict(Judgement.CONTRADICTION, memory, similarity)
             if memory.negated != negated and (memory.attribute or attribute):
-                return Verdict("contradiction", memory, similarity)
-            return Verdict("deduplicated", memory, similarity)
+                return Verdict(Judgement.CONTRADICTION, memory, similarity)
+            return Verdict(Judgement.DUPLICATE, memory, similarity)
         if memory.kind == kind and _quantity_changed(memory.content, content):
             # "I own two bakeries" → "I own three bakeries now": the same thing, counted anew
-            return Verdict("contradiction", memory, similarity)
+            return Verdict(Judgement.CONTRADICTION, memory, similarity)
         if memory.kind == kind and (similarity >= extend or _adds_detail(memory.content, content)):
-            return Verdict("extended", memory, similarity)
-    return Verdict("added")
+            return Verdict(Judgement.EXTENSION, memory, similarity)
+    return Verdict(Judgement.NEW)
 
 
-_FILLER = frozenset(
-    [
-        "the",
-        "and",
-        "are",
-        "was",
-        "were",
-        "have",
-        "has",
-        "with",
-        "that",
-        "this",
-        "for",
-        "you",
-        "your",
-        "our",
-        "can",
-        "will",
-        "would",
-        "also",
-        "really",
-        "very",
-        "just",
-        "still",
-        "then",
-        # time markers: "now" says when, not what
-        "now",
-        "anymore",
-        "currently",
-        "today",
-        "adesso",
-        "ora",
-        "ormai",
-        "ahora",
-        "actualmente",
-        "instead",
-        "invece",
-    ]
-)
-_NOT_CONTENT = _FILLER | _NUMBER_WORDS.keys()
+_NOT_CONTENT = FILLER_WORDS | NUMBER_WORDS.keys()
 
 
 def _quantities(text: str) -> tuple[dict[str, tuple], set[str]]:
@@ -237,8 +188,8 @@ def _quantities(text: str) -> tuple[dict[str, tuple], set[str]]:
     for index, token in enumerate(tokens):
         if token[0].isdigit():
             number = token.replace(",", ".")
-        elif token in _NUMBER_WORDS and token not in {"a", "an", "un", "una", "uno"}:
-            number = _NUMBER_WORDS[token]
+        elif token in COUNT_WORDS:
+            number = str(NUMBER_WORDS[token])
         else:
             continue
         before = next((t[:5] for t in reversed(tokens[:index]) if _is_word(t)), None)
@@ -264,7 +215,7 @@ def _quantity_changed(old: str, new: str) -> bool:
 
 
 def _content_words(text: str) -> set[str]:
-    return {w for w in re.findall(r"\w+", fold(text)) if len(w) > 2 and w not in _FILLER}
+    return {w for w in re.findall(r"\w+", fold(text)) if len(w) > 2 and w not in FILLER_WORDS}
 
 
 def _adds_detail(old: str, new: str) -> bool:
@@ -318,11 +269,15 @@ def _decision_changed(old: str, new: str) -> bool:
     return False
 
 
-def resolve_contradiction(*, old: Memory, confidence: float, observed_at, policy: str) -> str:
-    """'updated' when the new statement may supersede ``old`` on its own, else 'conflict'."""
+def resolve_contradiction(
+    *, old: Memory, confidence: float, observed_at, policy: str
+) -> Evidence.Action:
+    """``updated`` when the new statement may supersede ``old`` on its own, else ``conflict``."""
     if old.status == Status.PROMOTED or policy == ConflictPolicy.ALWAYS_REVIEW:
-        return "conflict"
+        return Evidence.Action.CONFLICT
     newer = observed_at >= old.observed_at
     explicit = confidence >= float(setting("SUPERSEDE_MIN_CONFIDENCE"))
     more_confident = confidence >= old.confidence + float(setting("SUPERSEDE_CONFIDENCE_MARGIN"))
-    return "updated" if newer and (explicit or more_confident) else "conflict"
+    if newer and (explicit or more_confident):
+        return Evidence.Action.UPDATED
+    return Evidence.Action.CONFLICT
