@@ -27,7 +27,7 @@ import memories.api.search as api_module  # noqa: E402
 import memories.services.retrieval as retrieval  # noqa: E402
 from memories import permissions  # noqa: E402
 from memories.api import authentication, throttling  # noqa: E402
-from memories.api.serializers import SearchInSerializer  # noqa: E402
+from memories.api.inputs import SearchInSerializer  # noqa: E402
 from memories.models import Client, Role  # noqa: E402
 from memories.services.tenancy.api_keys import api_key_create  # noqa: E402
 from memories.services.tenancy.members import member_ensure  # noqa: E402

@@ -32,7 +32,13 @@ DEFAULTS: dict[str, Any] = {
     "SUPERSEDE_CONFIDENCE_MARGIN": 0.1,
     # read path
     "RANKING_WEIGHTS": {},  # overrides of retrieval.DEFAULT_WEIGHTS, e.g. {"recency": 0.2}
-    "TEXT_MATCHES_RANKED": 1000,  # full-text matches a search ranks at most, per client
+    "TEXT_MATCHES_RANKED": 1000,  # full-text matches a search ranks at most, per word
+    # an answer needs a result this close in meaning (cosine), or holding this share of the
+    # query's word weight, or this far closer than the candidates' median: a query that
+    # matches nothing gets nothing (retrieval.Floor; measured in docs/decisions.md)
+    "SEARCH_FLOOR_SEMANTIC": 0.35,
+    "SEARCH_FLOOR_COVERAGE": 0.3,
+    "SEARCH_FLOOR_GAP": 0.11,
     "RECENCY_HALF_LIFE_DAYS": 14.0,
     "RANK_EVIDENCE_WEIGHT": 0.05,  # the ranking refresh adds evidence to the read weights
     # tiers (seed 000 §1.1)

@@ -8,7 +8,8 @@ from rest_framework.response import Response
 from memories import permissions
 from memories.api import docs
 from memories.api.base import BaseApiView, tenant_of
-from memories.api.serializers import ContextInSerializer, hit_data
+from memories.api.inputs import ContextInSerializer
+from memories.api.outputs import hit_data
 from memories.api.shapes import ContextOutSerializer
 from profiles.services.context import context_build
 

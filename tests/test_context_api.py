@@ -1,6 +1,6 @@
 """POST /api/v1/context/ and the profiles behind it."""
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.utils import timezone
@@ -57,9 +57,10 @@ def test_context_in_one_call(api_client, personas, post_event):
         }
     ]
     assert "I prefer to be contacted by email." in [e["text"] for e in body["profile"]["static"]]
+    said = event["event"]["observed_at"][:10]  # when the client said it, as the agent reads
     assert body["text"].startswith(
         "Core memories:\n- Speaks English and Welsh.\n\n"
-        "Relevant to this message:\n- My husband James"
+        f"Relevant to this message:\n- {said} · My husband James"
     )
     assert body["text"].count("My husband James handles the joint account.") == 1
     assert len(body["text"]) <= 2000
@@ -82,6 +83,9 @@ def test_the_budget_holds(api_client, personas, post_event, budget):
 
 def test_render_text_packs_what_fits_and_skips_repeats():
     class M:
+        speaker, occurred_on, occurred_precision = "user", None, ""
+        observed_at = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
+
         def __init__(self, pk, content):
             self.pk, self.content = pk, content
 
@@ -91,9 +95,10 @@ def test_render_text_packs_what_fits_and_skips_repeats():
 
     core = [M(1, "A" * 50)]
     hits = [H(M(1, "A" * 50)), H(M(2, "B" * 300)), H(M(3, "C" * 20))]
-    text = render_text(core=core, static=[], hits=hits, dynamic=[], budget=120)
-    assert text == "Core memories:\n- " + "A" * 50 + "\n\nRelevant to this message:\n- " + "C" * 20
-    assert len(text) <= 120
+    text = render_text(core=core, static=[], hits=hits, dynamic=[], budget=135)
+    relevant = "\n\nRelevant to this message:\n- 2026-03-02 · " + "C" * 20
+    assert text == "Core memories:\n- " + "A" * 50 + relevant
+    assert len(text) <= 135
 
 
 def test_a_client_gets_only_their_core(api_client, personas, post_event):

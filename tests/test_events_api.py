@@ -202,7 +202,7 @@ def test_more_detail_extends_without_replacing(say, personas):
 
 
 def test_the_answer_has_the_documented_shape(say, personas):
-    from memories.api.serializers import EventOutSerializer, OutcomeSerializer
+    from memories.api.outputs import EventOutSerializer, OutcomeSerializer
 
     body = say("I live in Bristol.", session="s-9", external_id="x-1")
     assert set(body["event"]) == set(EventOutSerializer().fields)

@@ -58,6 +58,7 @@ def test_every_hit_explains_its_score(personas, remember):
         "confidence",
         "importance",
         "canonicity",
+        "speaker",
         "redundancy",
     }
     assert hit.scores["semantic"] > 0.5
@@ -125,7 +126,7 @@ def test_another_clients_memory_never_appears(personas, remember):
 
 
 def test_reads_are_recorded_with_one_insert(personas, remember):
-    for text in ("Prefers email.", "Prefers afternoons.", "Plans to retire."):
+    for text in ("Prefers email.", "Prefers afternoons.", "Prefers weekly reports."):
         remember(text)
     with CaptureQueriesContext(connection) as ctx:
         hits = memories_search(client=personas.client, query="prefers", k=3)
@@ -172,7 +173,7 @@ def test_the_search_statement_uses_the_indexes(personas, remember):
         memories_search(client=personas.client, query="prefers email", record_access=False)
     ((sql, params),) = [(sql, params) for sql, params in sent if sql.startswith("WITH ")]
     assert "ORDER BY (vector::vector(384)) <=>" in sql  # the vector candidates
-    assert "search_vector @@ (SELECT q FROM text_query)" in sql  # the full-text candidates
+    assert "m.search_vector @@ (SELECT q FROM searched)" in sql  # the full-text candidates
     plan = _explain(sql, params)
     assert "Seq Scan on memories_memoryembedding" not in plan
     assert "Seq Scan on memories_memory " not in plan

@@ -13,7 +13,7 @@ from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from hypothesis import HealthCheck, Phase, settings
 
-from memories.api.serializers import MAX_METADATA_BYTES
+from memories.api.inputs import MAX_METADATA_BYTES
 from memories.models import Role, Tier
 from tests import factories
 

@@ -7,11 +7,8 @@ from rest_framework.response import Response
 
 from memories.api import docs
 from memories.api.base import BaseApiView, actor_label, tenant_of
-from memories.api.serializers import (
-    BatchInSerializer,
-    EventInSerializer,
-    ingest_result_data,
-)
+from memories.api.inputs import BatchInSerializer, EventInSerializer
+from memories.api.outputs import ingest_result_data
 from memories.api.shapes import (
     BatchResultSerializer,
     IngestResultSerializer,

@@ -8,12 +8,8 @@ from rest_framework.response import Response
 from memories import permissions
 from memories.api import docs
 from memories.api.base import BaseApiView, actor_label, tenant_of
-from memories.api.serializers import (
-    FeedbackInSerializer,
-    ForgetInSerializer,
-    MemoryListInSerializer,
-    memory_detail_data,
-)
+from memories.api.inputs import FeedbackInSerializer, ForgetInSerializer, MemoryListInSerializer
+from memories.api.outputs import memory_detail_data
 from memories.api.shapes import (
     HistoryOutSerializer,
     MemoryDetailSerializer,

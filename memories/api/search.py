@@ -8,10 +8,8 @@ from rest_framework.response import Response
 from memories import permissions
 from memories.api import docs
 from memories.api.base import BaseApiView, tenant_of
-from memories.api.serializers import (
-    SearchInSerializer,
-    hit_data,
-)
+from memories.api.inputs import SearchInSerializer
+from memories.api.outputs import hit_data
 from memories.api.shapes import (
     SearchOutSerializer,
 )
@@ -36,6 +34,9 @@ def _filters(data: dict, user, client) -> Filters:
         since=data.get("since"),
         until=data.get("until"),
         as_of=as_of,
+        speakers=tuple(s.casefold() for s in data.get("speaker") or ()),
+        happened_since=data.get("happened_since"),
+        happened_until=data.get("happened_until"),
     )
 
 
@@ -66,5 +67,6 @@ class SearchApi(BaseApiView):
             k=data["k"],
             filters=_filters(data["filters"], request.user, client),
             with_evidence=True,
+            budget_chars=data["budget_chars"],
         )
         return Response({"results": [hit_data(h) for h in hits]})

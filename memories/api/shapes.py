@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from memories.api.serializers import (
+from memories.api.outputs import (
     EventOutSerializer,
     EvidenceOutSerializer,
     MemoryBriefSerializer,

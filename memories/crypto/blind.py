@@ -63,19 +63,30 @@ def token(key: bytes, stem: str) -> str:
     return "b" + hmac.new(key, b"w:" + stem.encode(), hashlib.sha256).hexdigest()[:20]
 
 
-def _tsvector_literal(key: bytes, text: str, language: str) -> str:
-    positions: dict[str, list[int]] = {}
-    for position, stem in stems(text, language):
-        positions.setdefault(token(key, stem), []).append(position)
+def _tsvector_literal(key: bytes, parts: list[tuple[str, str, str]]) -> str:
+    """``parts``: (text, language, weight), in order; positions run on across parts, as
+    PostgreSQL's ``||`` of tsvectors shifts them."""
+    positions: dict[str, set[tuple[int, str]]] = {}
+    offset = 0
+    for text, language, weight in parts:
+        found = stems(text, language)
+        for position, stem in found:
+            at = min(offset + position, MAX_POSITION)
+            positions.setdefault(token(key, stem), set()).add((at, weight))
+        offset = min(offset + max((p for p, _ in found), default=0), MAX_POSITION)
     return " ".join(
-        f"{lexeme}:{','.join(map(str, sorted(set(at))))}" for lexeme, at in positions.items()
+        f"{lexeme}:{','.join(f'{p}{w}' for p, w in sorted(at))}" for lexeme, at in positions.items()
     )
 
 
-def search_vector(text: str, *, tenant, client_id):
+def search_vector(text: str, *, tenant, client_id, speaker: str = "", context: str = ""):
     """The blind ``search_vector`` of a memory of an encrypted tenant (an expression),
-    scoped by client as every search vector is."""
-    literal = _tsvector_literal(keys.index_key(tenant.pk), text, tenant.language)
+    scoped by client as every search vector is, weighted as a plaintext one is (the
+    memory's words A, the speaker's name B, the turn it answers D)."""
+    literal = _tsvector_literal(
+        keys.index_key(tenant.pk),
+        [(text, tenant.language, "A"), (speaker, "simple", "B"), (context, tenant.language, "D")],
+    )
     return RawSQL(
         "memory_search_vector(%s::tsvector, %s::uuid)",
         [literal, client_id],

@@ -9,6 +9,7 @@ from memories.models.records import (
     Evidence,
     Kind,
     Memory,
+    Precision,
     Relation,
     RelationType,
     Session,
@@ -18,6 +19,7 @@ from memories.models.records import (
     unexpired,
     unexpired_sql,
 )
+from memories.models.search import LexemeCount
 from memories.models.tenancy import (
     ApiKey,
     Client,
@@ -46,10 +48,12 @@ __all__ = [
     "Evidence",
     "JobRun",
     "Kind",
+    "LexemeCount",
     "Membership",
     "Memory",
     "MemoryAccess",
     "MemoryEmbedding",
+    "Precision",
     "RateWindow",
     "Relation",
     "RelationType",

@@ -153,6 +153,15 @@ class Status(models.TextChoices):
 LIVE_STATUSES = (Status.ACTIVE, Status.CANDIDATE, Status.PROMOTED)
 
 
+class Precision(models.TextChoices):
+    """How exactly a memory's ``occurred_on`` is known: that day, or the span it starts."""
+
+    DAY = "day", "Day"
+    WEEK = "week", "Week"
+    MONTH = "month", "Month"
+    YEAR = "year", "Year"
+
+
 class SourceKind(models.TextChoices):
     SESSION = "session", "Session"
     MANUAL = "manual", "Manual"
@@ -211,6 +220,19 @@ class Memory(models.Model):
     attribute = models.CharField(max_length=100, blank=True)
     attribute_value = SealedTextField(max_length=200, blank=True)
     negated = models.BooleanField(default=False)
+    # Who said it and whom it is about (content: ADD-only like the rest). ``speaker`` is
+    # the event's (a name, "advisor", "user"…); ``subject`` is empty for the client, else
+    # the person the statement is about (a speaker speaking of themselves, in a
+    # conversation between people: ``subject`` = ``speaker``).
+    speaker = models.CharField(max_length=100, blank=True)
+    subject = SealedTextField(max_length=200, blank=True)
+    # When the thing happened, when the text says so ("yesterday", "last month", a date),
+    # resolved against the event's ``observed_at``; null: when it was said.
+    occurred_on = models.DateField(null=True, blank=True)
+    occurred_precision = models.CharField(max_length=8, choices=Precision.choices, blank=True)
+    # What the statement answers (the turn before it in its session): indexed for search
+    # with the content, never shown as it.
+    context = SealedTextField(blank=True)
     search_vector = SearchVectorField(null=True, editable=False)
     observed_at = models.DateTimeField(default=timezone.now)
     created_at = models.DateTimeField(default=timezone.now, editable=False)

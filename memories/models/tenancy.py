@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -111,6 +112,9 @@ class Client(models.Model):
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="heirs"
     )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
+    # The people heard in this client's events (not the assistant, not generic roles):
+    # search reads their names as names, not as topic words.
+    speakers = ArrayField(models.CharField(max_length=100), default=list, blank=True)
     profile_stale_since = models.DateTimeField(
         null=True,
         blank=True,

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from memories import permissions
-from memories.models import Memory
+from memories.models import Memory, Precision
+from memories.services.extraction.heuristic import speaker_role
 from memories.services.retrieval import Filters, memories_search
 from profiles.services.profile import profile_for
 
@@ -63,12 +64,33 @@ def context_build(
     }
 
 
+def memory_line(memory: Memory) -> str:
+    """A memory as the agent reads it: when it happened (or was said), who said it when
+    that is not the client, and what: ``2022-12-21 · Maria: I donated my old car…``."""
+    who = memory.speaker if speaker_role(memory.speaker) != "client" else ""
+    head = " · ".join(part for part in (when_of(memory), who) if part)
+    return f"{head}: {memory.content}" if who else f"{head} · {memory.content}"
+
+
+def when_of(memory: Memory) -> str:
+    """``occurred_on`` at its precision (2022-12-21, week of 2022-12-12, 2022-11, 2019),
+    else the day it was said."""
+    day = memory.occurred_on
+    if day is None:
+        return memory.observed_at.date().isoformat()
+    return {
+        Precision.WEEK: f"week of {day.isoformat()}",
+        Precision.MONTH: day.strftime("%Y-%m"),
+        Precision.YEAR: str(day.year),
+    }.get(memory.occurred_precision, day.isoformat())
+
+
 def render_text(*, core, static, hits, dynamic, budget: int) -> str:
     """Sections in order of importance, each line added only while the whole fits in
     ``budget`` characters; a memory already shown is not repeated."""
     sections = [
         ("Core memories", [(str(m.pk), m.content) for m in core]),
-        ("Relevant to this message", [(str(h.memory.pk), h.memory.content) for h in hits]),
+        ("Relevant to this message", [(str(h.memory.pk), memory_line(h.memory)) for h in hits]),
         ("Client profile", [(e["memory"], e["text"]) for e in static]),
         ("Recent activity", [(e["memory"], e["text"]) for e in dynamic]),
     ]

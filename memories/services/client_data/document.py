@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Callable
+from datetime import date
 from typing import Any
 
 from django.utils.dateparse import parse_datetime
@@ -17,6 +18,7 @@ from memories.models import (
     EventSource,
     Evidence,
     Kind,
+    Precision,
     RelationType,
     SourceKind,
     Status,
@@ -81,6 +83,21 @@ def _time(nullable: bool = False) -> Callable:
     return _check({"type": "string", "format": "date-time"}, nullable, parse)
 
 
+def _date(nullable: bool = False) -> Callable:
+    def parse(value):
+        try:
+            return date.fromisoformat(value) if isinstance(value, str) else None
+        except ValueError:
+            return None
+
+    def checked(value):
+        if (parsed := parse(value)) is None:
+            raise ValueError("must be an ISO 8601 date (YYYY-MM-DD)")
+        return parsed
+
+    return _check({"type": "string", "format": "date"}, nullable, checked)
+
+
 def _uuid(nullable: bool = False) -> Callable:
     def parse(value):
         try:
@@ -124,6 +141,22 @@ MEMORY |= {"status_reason": _text(300), "confidence": UNIT, "importance": UNIT}
 MEMORY |= {"tags": TAGS, "metadata": DICT, "observed_at": _time(), "created_at": _time()}
 MEMORY |= {"invalidated_at": _time(nullable=True), "expires_at": _time(nullable=True)}
 MEMORY |= {"source_kind": _choice(SourceKind), "source_ref": _text(300), "evidence": LIST}
+# Who said it, whom it is about, when it happened, what it answered: documents exported
+# before memoryhub kept these have none, and are read with the defaults.
+MEMORY_OPTIONAL: dict[str, tuple[Callable, Any]] = {
+    "speaker": (S100, ""),
+    "subject": (S200, ""),
+    "occurred_on": (_date(nullable=True), None),
+    "occurred_precision": (
+        _check(
+            {"type": "string", "enum": ["", *Precision.values]},
+            False,
+            lambda v: _choice(Precision)(v) if v else "",
+        ),
+        "",
+    ),
+    "context": (STR, ""),
+}
 RELATION = {"source": _uuid(), "target": _uuid(), "type": _choice(RelationType)}
 RELATION |= {"confidence": UNIT, "created_at": _time()}
 PROFILE = {"static": LIST, "dynamic": LIST, "refreshed_at": _time()}
@@ -136,16 +169,18 @@ LISTS = {"sessions": SESSION, "events": EVENT, "memories": MEMORY, "relations": 
 LISTS |= {"review_items": REVIEW, "audit": AUDIT}
 
 
-def _schema_of(spec: dict, **extra) -> dict:
+def _schema_of(spec: dict, optional: dict | None = None, **extra) -> dict:
     properties = {key: check.schema for key, check in spec.items()} | extra
-    return {"type": "object", "required": list(properties), "properties": properties}
+    required = list(properties)
+    properties |= {key: check.schema for key, (check, _) in (optional or {}).items()}
+    return {"type": "object", "required": required, "properties": properties}
 
 
 def document_schema() -> dict:
     """The document's JSON Schema (the API documents its request body with it)."""
     lists = {name: {"type": "array", "items": _schema_of(spec)} for name, spec in LISTS.items()}
     lists["memories"]["items"] = _schema_of(
-        MEMORY, evidence={"type": "array", "items": _schema_of(EVIDENCE)}
+        MEMORY, MEMORY_OPTIONAL, evidence={"type": "array", "items": _schema_of(EVIDENCE)}
     )
     return {
         "type": "object",
@@ -161,7 +196,7 @@ def document_schema() -> dict:
     }
 
 
-def _object(value, spec: dict, path: str, errors: dict) -> dict:
+def _object(value, spec: dict, path: str, errors: dict, optional: dict | None = None) -> dict:
     if not isinstance(value, dict):
         errors[path] = ["must be an object"]
         return {}
@@ -172,6 +207,11 @@ def _object(value, spec: dict, path: str, errors: dict) -> dict:
             continue
         try:
             out[key] = check(value[key])
+        except ValueError as exc:
+            errors[f"{path}.{key}"] = [str(exc)]
+    for key, (check, default) in (optional or {}).items():
+        try:
+            out[key] = check(value[key]) if key in value else default
         except ValueError as exc:
             errors[f"{path}.{key}"] = [str(exc)]
     return out
@@ -193,7 +233,10 @@ def document_parse(data) -> dict:
         if not isinstance(items, list):
             errors[name] = ["must be a list"]
             continue
-        doc[name] = [_object(v, spec, f"{name}[{i}]", errors) for i, v in enumerate(items)]
+        optional = MEMORY_OPTIONAL if name == "memories" else None
+        doc[name] = [
+            _object(v, spec, f"{name}[{i}]", errors, optional) for i, v in enumerate(items)
+        ]
     for i, memory in enumerate(doc.get("memories", [])):
         memory["evidence"] = [
             _object(v, EVIDENCE, f"memories[{i}].evidence[{j}]", errors)

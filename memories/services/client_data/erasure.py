@@ -17,6 +17,7 @@ from memories.crypto import keys
 from memories.db import content_rewrite
 from memories.models import AuditEntry, Client
 from memories.services.tenancy.audit import audit
+from memories.services.write.records import client_lexemes_forget
 
 
 def client_erase(*, client: Client, actor=None, actor_label: str = "") -> dict:
@@ -35,6 +36,7 @@ def client_erase(*, client: Client, actor=None, actor_label: str = "") -> dict:
         keys.forget_client(client_id)
         with content_rewrite():
             _, per_model = client.delete()
+        client_lexemes_forget([client_id])
         audit_deleted, _ = AuditEntry.objects.filter(
             tenant_id=tenant.pk, object_id__in=ids
         ).delete()

@@ -28,7 +28,12 @@ from memories.models import (
 )
 from memories.services.client_data.document import LISTS, document_parse
 from memories.services.tenancy.audit import audit
-from memories.services.write.records import search_vector_for, statement_hash, stored_attribute
+from memories.services.write.records import (
+    lexemes_count,
+    search_vector_for,
+    statement_hash,
+    stored_attribute,
+)
 
 
 def client_import(*, tenant: Tenant, data, actor=None, actor_label: str = "") -> Client:
@@ -112,6 +117,7 @@ def _import(tenant: Tenant, doc: dict) -> Client:
     Event.objects.bulk_create([_event(tenant, client, sessions, e) for e in doc["events"]])
     for m in doc["memories"]:
         _memory(tenant, client, m)
+    lexemes_count([m["id"] for m in doc["memories"]])
     Evidence.objects.bulk_create(
         Evidence(memory_id=m["id"], event_id=ev["event"], role=ev["role"], action=ev["action"])
         for m in doc["memories"]
@@ -178,7 +184,12 @@ def _memory(tenant, client, m) -> Memory:
             "content_hash": statement_hash(tenant, m["content"]),
             "attribute": stored_attribute(tenant, m["attribute"]),
             "search_vector": search_vector_for(
-                f"{m['title']} {m['content']}", tenant.language, client.pk, tenant=tenant
+                f"{m['title']} {m['content']}",
+                tenant.language,
+                client.pk,
+                tenant=tenant,
+                speaker=m["speaker"],
+                context=m["context"],
             ),
             "last_seen_at": m["observed_at"],
             "evidence_count": len(m["evidence"]),

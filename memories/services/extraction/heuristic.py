@@ -23,7 +23,8 @@ Rules
   month") is an event, not yet a fact. ``source="decision"``: every statement is kind
   decision and keeps its preference/fact/goal/constraint category. ``source="tool"`` or
   ``"observation"``: every statement is kind operational, category "event" when it names a
-  day after today, else "fact".
+  day after today, else "fact". (An advisor's note about the client is what a person says:
+  ``source="chat"`` with the advisor as speaker.)
 - Expiry (``time_expressions`` resolves the days): goals, constraints and future events last until
   the end of the furthest day they name, or forever when they name none; operational memories
   likewise but never less than 24 hours. Preferences, facts, relationships, procedures,
@@ -70,11 +71,32 @@ from memories.services.extraction.normalise import (
     spot_entities,
     words,
 )
-from memories.services.extraction.time_expressions import resolve_time
+from memories.services.extraction.time_expressions import Happened, resolve_past, resolve_time
 from memories.text import clean, content_hash
 
 ASSISTANT_SPEAKERS = frozenset({"assistant", "agent", "ai", "bot", "system", "model"})
 CLIENT_SPEAKERS = frozenset({"", "user", "client", "customer"})
+# People who speak about the client rather than as the client: their notes are about the
+# client ("Prefers calls after 6pm", "Giulia keeps her savings at…").
+STAFF_SPEAKERS = frozenset(
+    {
+        "advisor", "adviser", "advisor note", "note", "notes", "staff", "rm", "banker",
+        "relationship manager", "planner", "consultant", "supervisor", "consulente",
+        "gestore", "promotore", "asesor", "asesora", "gestor", "gestora", "consultor",
+    }
+)  # fmt: skip
+
+
+def speaker_role(speaker: str) -> str:
+    """``client``, ``assistant``, ``staff`` or, for anyone else (a name), ``person``."""
+    who = clean(speaker).casefold()
+    if who in CLIENT_SPEAKERS:
+        return "client"
+    if who in ASSISTANT_SPEAKERS:
+        return "assistant"
+    return "staff" if who in STAFF_SPEAKERS else "person"
+
+
 MAX_SENTENCE = 600
 MAX_JOINTS = 12  # clause joints tried per sentence: bounds the cost of run-on lists
 OPERATIONAL_TTL = timedelta(hours=24)
@@ -94,6 +116,7 @@ class Candidate:
     value: str = ""  # folded, canonical value of that attribute
     negated: bool = False
     tags: tuple[str, ...] = ()
+    occurred: Happened | None = None  # when what it tells of happened, if it says
 
 
 def _strip(text: str) -> str:
@@ -132,6 +155,50 @@ def _substantive(folded: str) -> bool:
 
 
 # --- Extraction -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of an event and the typed candidates read from it (often none)."""
+
+    text: str
+    candidates: tuple[Candidate, ...]
+
+
+def read(
+    text: str,
+    *,
+    speaker: str = "user",
+    source: str = "chat",
+    observed_at: datetime,
+    include_assistant: bool = False,
+) -> tuple[str, list[Sentence]]:
+    """The event's language and its sentences, each with the candidates it yields (the
+    episodic layer keeps the informative sentences that yield none). An assistant's words
+    yield no sentence unless ``include_assistant``."""
+    who = clean(speaker).casefold()
+    text = clean(_SURROGATE.sub("\ufffd", text))  # lone surrogates cannot be stored as UTF-8
+    if (who in ASSISTANT_SPEAKERS and not include_assistant) or not text:
+        return "en", []
+    language = detect_language(text)
+    sentences: list[Sentence] = []
+    seen: set[str] = set()
+    for sentence in split_sentences(text):
+        found: list[Candidate] = []
+        if len(sentence) <= MAX_SENTENCE:
+            for clause, from_question in _clauses(sentence, language):
+                candidate = _candidate(_strip(clause), language, who, source, observed_at)
+                if candidate and (key := content_hash(candidate.content)) not in seen:
+                    seen.add(key)
+                    if from_question:
+                        candidate = replace(
+                            candidate,
+                            confidence=round(candidate.confidence - 0.05, 2),
+                            tags=(*candidate.tags, "question"),
+                        )
+                    found.append(candidate)
+        sentences.append(Sentence(sentence, tuple(found)))
+    return language, sentences
+
+
 def extract(
     text: str,
     *,
@@ -141,30 +208,14 @@ def extract(
     include_assistant: bool = False,
 ) -> list[Candidate]:
     """Atomic memory candidates in sentence order; see the module docstring for the rules."""
-    who = clean(speaker).casefold()
-    if who in ASSISTANT_SPEAKERS and not include_assistant:
-        return []
-    text = clean(_SURROGATE.sub("\ufffd", text))  # lone surrogates cannot be stored as UTF-8
-    if not text:
-        return []
-    language = detect_language(text)
-    candidates: list[Candidate] = []
-    seen: set[str] = set()
-    for sentence in split_sentences(text):
-        if len(sentence) > MAX_SENTENCE:
-            continue
-        for clause, from_question in _clauses(sentence, language):
-            candidate = _candidate(_strip(clause), language, who, source, observed_at)
-            if candidate and (key := content_hash(candidate.content)) not in seen:
-                seen.add(key)
-                if from_question:
-                    candidate = replace(
-                        candidate,
-                        confidence=round(candidate.confidence - 0.05, 2),
-                        tags=(*candidate.tags, "question"),
-                    )
-                candidates.append(candidate)
-    return candidates
+    _, sentences = read(
+        text,
+        speaker=speaker,
+        source=source,
+        observed_at=observed_at,
+        include_assistant=include_assistant,
+    )
+    return [candidate for sentence in sentences for candidate in sentence.candidates]
 
 
 def _candidate(
@@ -228,6 +279,7 @@ def _candidate(
         value=value,
         negated=match.negated,
         tags=(*entities, *(flag for flag, on in flags if on)),
+        occurred=resolve_past(folded, observed_at),
     )
 
 

@@ -392,6 +392,23 @@ SMALL_TALK = re.compile(
     r"|arrivederci|hasta (?:manana|luego|pronto|el|la)|nos vemos|hablamos|buen fin de semana"
     r"|que (?:tengas|tenga) (?:un )?buen|adios|chao)\b"
 )
+# Formulas of conversation that tell nothing, wherever they stand in a sentence (the
+# episodic layer sets them aside before it asks whether anything is left).
+FORMULAS = re.compile(
+    r"\b(?:thanks?(?: you)?(?: so much| very much| a lot)?|many thanks|thx|cheers"
+    r"|(?:good|nice|great|lovely) (?:to|2) (?:see|hear from|meet|talk to|chat with) you"
+    r"|(?:nice|pleased) to meet you|long time no (?:see|talk|chat)|how are you(?: doing)?"
+    r"|how(?:'s| is| are) (?:it going|things|life|everything)|what's up|good (?:morning|afternoon|evening|night)"
+    r"|see you(?: (?:soon|later|tomorrow|then|around))?|talk (?:to you )?(?:soon|later)|bye|goodbye"
+    r"|take care|have a (?:nice|good|great|lovely) (?:day|one|evening|weekend|week|time)"
+    r"|sounds like a plan|you too|me too|same here|no problem|no worries|you're welcome"
+    r"|grazie(?: mille| tante)?|ciao|salve|buon(?:giorno|asera|anotte)|a presto|ci vediamo"
+    r"|ci sentiamo|come stai|come va|tutto bene|piacere di (?:conoscerti|conoscerla|sentirti)"
+    r"|(?:muchas )?gracias|hola|buenos dias|buenas(?: tardes| noches)?|hasta (?:luego|pronto|manana)"
+    r"|(?:vengo|vengo con|traigo|tengo) (?:noticias|novedades)|(?:ho|porto|ci sono) (?:delle |tante )?novita"
+    r"|tante novita|(?:i have|i've got|got) (?:some )?news|(?:big|great|some) news"
+    r"|nos vemos|como estas|que tal|mucho gusto|de nada|igualmente)\b"
+)
 QUESTION_START = re.compile(
     r"^\W*(?:can|could|would|will|do|does|did|is|are|am|was|were|have|has|should|shall|may"
     r"|what|how|when|where|why|who|which|whose|whom|puo|puoi|potrebbe|potresti|potete|come"

@@ -162,3 +162,115 @@ def resolve_time(folded: str, observed_at: datetime) -> Temporal:
         return Temporal(until=None, target=None, past=bool(_PAST.search(folded)))
     until = datetime.combine(target + timedelta(days=1), time(0), tzinfo=observed_at.tzinfo)
     return Temporal(until=until, target=target, past=False)
+
+
+# --- When a past thing happened ------------------------------------------------------------
+@dataclass(frozen=True)
+class Happened:
+    """When the thing a statement tells of happened: ``day`` is the first day of a span of
+    ``precision`` (day, week, month or year)."""
+
+    day: date
+    precision: str
+
+
+_AGO = (
+    rf"\b(?P<n>{NUMBER}|a few|a couple of|qualche|unos|unas)\s(?P<u>{_UNIT})\s(?:ago|fa)\b"
+    rf"|\bhace\s(?P<n2>{NUMBER}|unos|unas)\s(?P<u2>{_UNIT})\b"
+)
+_PAST_SPANS = {  # (unit, how many back) → expressions
+    ("d", 2): r"the day before yesterday|l'altro ieri|altroieri|avantieri|anteayer|antier",
+    ("d", 1): r"yesterday|last night|ieri|ieri sera|ayer|anoche",
+    ("d", 0): r"this morning|earlier today|stamattina|stamani|questa mattina|esta manana",
+    ("weekend", 1): r"last weekend|(?:lo )?scorso (?:fine settimana|weekend)"
+    r"|(?:il )?(?:fine settimana|weekend) scorso|(?:el )?fin de semana pasado",
+    ("w", 1): r"last week|(?:la )?settimana scorsa|(?:la )?scorsa settimana|(?:la )?semana pasada",
+    ("m", 1): r"last month|(?:il )?mese scorso|(?:lo )?scorso mese|(?:el )?mes pasado",
+    ("y", 1): r"last year|(?:l')?anno scorso|(?:lo )?scorso anno|(?:el )?ano pasado",
+}
+_PAST_PATTERNS = [
+    (re.compile(rf"\b(?:{regex})\b"), unit, n) for (unit, n), regex in _PAST_SPANS.items()
+]
+_PAST_WEEKDAY = re.compile(
+    rf"\b(?:last|scors[oa]|(?:el|este) pasado) (?P<d>{_WEEKDAY})\b"
+    rf"|\b(?P<d2>{_WEEKDAY}) (?:scorso|pasado)\b"
+    rf"|\bon (?P<d3>{_WEEKDAY})\b(?= [^.!?]*\b(?:went|was|were|did|had|got|met|saw|came|took))"
+)
+_PAST_YEAR = re.compile(r"\b(?:in|back in|nel|en(?: el)?) ((?:19|20)\d{2})\b")
+_FEW = {"a few": 3, "qualche": 3, "unos": 3, "unas": 3}
+_PRECISION = {"h": "day", "d": "day", "w": "week", "m": "month", "y": "year"}
+
+
+def _back(today: date, unit: str, n: int) -> Happened:
+    if unit in "hd":
+        return Happened(today - timedelta(days=n if unit == "d" else n // 24), "day")
+    if unit == "w":
+        return Happened(today - timedelta(weeks=n), "day" if n > 1 else "week")
+    if unit == "m":
+        return Happened(_add_months(today, -n), "month")
+    return Happened(date(today.year - n, today.month, min(today.day, 28)), "year")
+
+
+def _span_back(today: date, unit: str, n: int) -> Happened:
+    """The span ``n`` units before the one ``today`` is in: last week starts on its Monday,
+    last month on its first day, last year on 1 January; last weekend is its Saturday."""
+    if unit == "weekend":
+        return Happened(today - timedelta(days=(today.weekday() - 5) % 7 or 7), "day")
+    if unit == "w":
+        return Happened(today - timedelta(days=today.weekday() + 7 * n), "week")
+    if unit == "m":
+        return Happened(_add_months(today.replace(day=1), -n), "month")
+    if unit == "y":
+        return Happened(date(today.year - n, 1, 1), "year")
+    return Happened(today - timedelta(days=n), "day")
+
+
+def _on_or_before(year: int | None, month: int, day: int | None, today: date) -> date | None:
+    """A valid day no later than ``today``: without a year, the latest one that has been."""
+    year_ = year or today.year
+    if not (1900 <= year_ <= 2200 and 1 <= month <= 12):
+        return None
+    last = calendar.monthrange(year_, month)[1]
+    if day is not None and not 1 <= day <= last:
+        return None
+    found = date(year_, month, day or 1)
+    if found > today:
+        return _on_or_before(year_ - 1, month, day, today) if year is None else None
+    return found
+
+
+def resolve_past(folded: str, observed_at: datetime) -> Happened | None:
+    """When what a (folded) statement tells of happened, if it says: yesterday, last
+    Friday, two weeks ago, last month, ieri, la settimana scorsa, el mes pasado, hace tres
+    días, a date that has passed… resolved against ``observed_at``; the expression said
+    first wins. None when it names no past day (most statements: it happened when said)."""
+    today = observed_at.date()
+    found: list[tuple[int, Happened]] = []
+    for m in re.finditer(_AGO, folded):
+        amount, unit = m["n"] or m["n2"], m["u"] or m["u2"]
+        n = int(amount) if amount.isdigit() else _FEW.get(amount) or NUMBER_WORDS[amount]
+        found.append((m.start(), _back(today, _UNITS[unit], n)))
+    for pattern, unit, n in _PAST_PATTERNS:
+        if m := pattern.search(folded):
+            found.append((m.start(), _span_back(today, unit, n)))
+    for m in _PAST_WEEKDAY.finditer(folded):
+        weekday = WEEKDAYS[m["d"] or m["d2"] or m["d3"]]
+        found.append(
+            (
+                m.start(),
+                Happened(today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1), "day"),
+            )
+        )
+    for m in _ISO.finditer(folded):
+        if day := _on_or_before(int(m[1]), int(m[2]), int(m[3]), today):
+            found.append((m.start(), Happened(day, "day")))
+    for m in _DAY_MONTH.finditer(folded):
+        if day := _on_or_before(int(m[3]) if m[3] else None, MONTHS[m[2]], int(m[1]), today):
+            found.append((m.start(), Happened(day, "day")))
+    for m in _MONTH_DAY.finditer(folded):
+        if day := _on_or_before(int(m[3]) if m[3] else None, MONTHS[m[1]], int(m[2]), today):
+            found.append((m.start(), Happened(day, "day")))
+    for m in _PAST_YEAR.finditer(folded):
+        if int(m[1]) < today.year:
+            found.append((m.start(), Happened(date(int(m[1]), 1, 1), "year")))
+    return min(found, key=lambda pair: pair[0])[1] if found else None

@@ -154,3 +154,30 @@ TEMPORAL_WORDS = _word_set(
 FILLER_WORDS = (
     GRAMMAR_WORDS | WEAK_WORDS | _word_set("you your our today anymore ormai instead invece")
 )
+# Reactions and chat words that tell no fact on their own ("That's great!", "Wow, so
+# cool", "Davvero? Bellissimo!", "¡Qué bien!"): a sentence made only of these, grammar and
+# formulas is not kept by the episodic layer.
+REACTION_WORDS = _word_set(
+    """
+    great awesome amazing cool nice wonderful fantastic lovely good fine glad wow yay yeah
+    yep yes no nope sure definitely absolutely totally exactly true right agree agreed
+    sounds sound seems looks hear heard see know mean guess hope think thought feel
+    really so such much lot lots thing things stuff something anything everything nothing
+    sorry congratulations congrats welcome bye lol haha hahaha omg oh ah hmm um okay ok
+    thanks thank well too also same indeed incredible awesome cute sweet super brilliant
+    bello bella bellissimo bellissima fantastico ottimo perfetto grande bravo brava davvero
+    vero giusto certo esatto sicuro capisco immagino penso spero sento cosa cose tanto
+    niente qualcosa congratulazioni complimenti dai wow mamma mia beh boh
+    genial increible bueno buena buenisimo perfecto claro cierto exacto verdad seguro
+    entiendo imagino creo pienso espero siento cosas mucho nada algo felicidades
+    enhorabuena vaya guau bien
+    """
+)
+# Liking and disliking: telling with an object ("I love hiking"), a reaction without one.
+SENTIMENT_WORDS = _word_set(
+    """
+    love loved loves like liked likes enjoy enjoyed adore hate hated miss missed
+    amo adoro piace piaciuto piacciono odio adoro manca encanta encantado gusta gustado
+    odio echo
+    """
+)

@@ -227,11 +227,9 @@ class Consolidation:
             source_ref=self.source_ref,
             tags=sorted({tag for m in members for tag in m["tags"]}),
             evidence=events,
-            link_evidence=False,
+            evidence_role=Evidence.Role.CONSOLIDATED,
+            evidence_action="",
             **fields,
-        )
-        Evidence.objects.bulk_create(
-            [Evidence(memory=memory, event=e, role=Evidence.Role.CONSOLIDATED) for e in events]
         )
         Memory.objects.filter(pk=memory.pk).update(
             dup_count=len(members) - 1, last_seen_at=max(m["last_seen_at"] for m in members)

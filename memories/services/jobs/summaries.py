@@ -144,10 +144,8 @@ def _summarize(session: Session, now, counts: JobCounts):
         source_ref=SOURCE_REF,
         metadata={"summary": summary, "summarizer": made_by, "events": len(events)},
         evidence=events,
-        link_evidence=False,
-    )
-    Evidence.objects.bulk_create(
-        [Evidence(memory=memory, event=e, role=Evidence.Role.CONSOLIDATED) for e in events]
+        evidence_role=Evidence.Role.CONSOLIDATED,
+        evidence_action="",
     )
     tenant_id = session.tenant_id
     relations = [

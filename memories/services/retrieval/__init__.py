@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import statistics
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -57,6 +59,7 @@ DEFAULT_WEIGHTS = {
     "importance": 0.0,
     "usage": 0.05,
     "canonicity": 0.05,
+    "speaker": 0.10,
     "redundancy": 0.10,
 }
 # The two weightings the seed documents propose, kept for the evaluation to compare.
@@ -98,18 +101,24 @@ def memories_search(
     now: datetime | None = None,
     record_access: bool = True,
     with_evidence: bool = False,
+    budget_chars: int | None = None,
 ) -> list[Hit]:
-    """The ``k`` memories of ``client`` most relevant to ``query``. ``record_access``
-    logs the reads (usage feeds ranking and tier promotion); ``with_evidence`` loads each
-    hit's evidence. Both share one round trip after the ranking statement."""
+    """The ``k`` memories of ``client`` most relevant to ``query`` (with ``budget_chars``,
+    as many of them as fit that many characters of content). ``record_access`` logs the
+    reads (usage feeds ranking and tier promotion); ``with_evidence`` loads each hit's
+    evidence. Both share one round trip after the ranking statement."""
     now = now or timezone.now()
     weights = weights or ranking_weights()
-    space, vector = _query_vector(client, query) if weights.get("semantic") else (None, None)
+    speakers, unnamed = named_speakers(client, query)
+    # Names match by their words (and the speaker component); in a vector they would only
+    # pull every statement of that person closer, whatever it says.
+    space, vector = _query_vector(client, unnamed) if weights.get("semantic") else (None, None)
     search = Search(
         client=client,
         space=space,
         vector=vector,
         words=_query_words(client.tenant, query),
+        speakers=speakers,
         text_config=None if client.tenant.encrypted else client.tenant.language,
         filters=filters,
         weights=weights,
@@ -118,9 +127,35 @@ def memories_search(
     )
     rows = _scored_candidates(search)
     hits = _select(rows, weights, k)
+    if budget_chars is not None:
+        hits = packed(hits, budget_chars)
     if hits and (record_access or with_evidence):
         _answer_complete(client, hits, now, record_access=record_access, evidence=with_evidence)
     return hits
+
+
+def named_speakers(client, query: str) -> tuple[tuple[str, ...], str]:
+    """The client's speakers the query names (lower case, as the statement compares them),
+    and the query without their names ("When did Maria donate her car?" → Maria, and
+    "When did donate her car?")."""
+    known = [s for s in getattr(client, "speakers", None) or () if s]
+    if not known:
+        return (), query
+    parts = {fold(part): s for s in known for part in QUERY_WORD.findall(s) if len(part) > 1}
+    named: dict[str, None] = {}
+
+    def drop(match: re.Match) -> str:
+        speaker = parts.get(fold(match.group(1)))
+        if speaker is None:
+            return match.group(0)
+        named[speaker.casefold()] = None
+        return ""
+
+    unnamed = _NAME_IN_QUERY.sub(drop, query)
+    return tuple(named), re.sub(r"\s{2,}", " ", unnamed).strip() if named else query
+
+
+_NAME_IN_QUERY = re.compile(r"\b(\w{2,})(?:'s|’s)?\b")
 
 
 def _query_words(tenant, query: str) -> str:
@@ -161,17 +196,54 @@ def _scored_candidates(search: Search) -> list[_Candidate]:
             cursor.execute(*candidates_statement(search, thorough=True))
             fetched = cursor.fetchall()
     width, at = len(SCORED_COLUMNS), len(SCORED_COLUMNS) + 1 + len(COMPONENTS)
+    floor = Floor.configured()
+    relevance = [(row[width + 1], row[at]) for row in fetched]
+    if not floor.answers(relevance):
+        return []  # nothing matches: that is the answer, not the client's nearest memories
     return [
         _Candidate(
             id=row[_ID],
             content_hash=row[_CONTENT_HASH],
             base=row[width],
             components=row[width + 1 : at],
-            close=dict(zip(row[at] or (), row[at + 1] or (), strict=True)),
+            close=dict(zip(row[at + 1] or (), row[at + 2] or (), strict=True)),
             columns=row[:width],
         )
         for row in fetched
     ]
+
+
+@dataclass(frozen=True)
+class Floor:
+    """Relevance, so that "nothing matches" is an answer. An answer needs one candidate
+    close in meaning (cosine ``semantic``), or holding a good share of the query's word
+    weight (``coverage``), or standing out from the rest (its cosine ``gap`` above the
+    candidates' median: a question put in other words than the memory's is still nearer to
+    it than to the others, a query about nothing the client said is near nothing in
+    particular). Once it has one, the answer is the ranking as it stands: cutting results
+    one by one by an absolute score costs recall (docs/decisions.md)."""
+
+    semantic: float
+    coverage: float
+    gap: float
+    GAP_CANDIDATES = 8  # fewer candidates than this have no median to stand out from
+
+    @classmethod
+    def configured(cls) -> Floor:
+        return cls(
+            float(setting("SEARCH_FLOOR_SEMANTIC")),
+            float(setting("SEARCH_FLOOR_COVERAGE")),
+            float(setting("SEARCH_FLOOR_GAP")),
+        )
+
+    def answers(self, relevance: list[tuple[float, float]]) -> bool:
+        """``relevance``: (cosine, coverage) of every candidate."""
+        if any(s >= self.semantic or c >= self.coverage for s, c in relevance):
+            return True
+        cosines = [s for s, _ in relevance]
+        if len(cosines) < self.GAP_CANDIDATES:
+            return False
+        return max(cosines) - statistics.median(cosines) >= self.gap
 
 
 _ID, _CONTENT_HASH = SCORED_COLUMNS.index("id"), SCORED_COLUMNS.index("content_hash")
@@ -224,6 +296,17 @@ def _answer_complete(client, hits, now, *, record_access: bool, evidence: bool) 
         found = evidence_grouped(cursor.fetchall())
     for hit in hits:
         hit.evidence = found.get(hit.memory.pk, [])
+
+
+def packed(hits: list[Hit], budget_chars: int) -> list[Hit]:
+    """The best hits whose content fits ``budget_chars`` in all, in rank order; one that
+    does not fit is passed over for shorter ones after it."""
+    kept, used = [], 0
+    for hit in hits:
+        if used + len(hit.memory.content) <= budget_chars:
+            kept.append(hit)
+            used += len(hit.memory.content)
+    return kept
 
 
 def _select(candidates: list[_Candidate], weights, k) -> list[Hit]:

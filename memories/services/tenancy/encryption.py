@@ -17,7 +17,11 @@ from memories.crypto.providers import KeyProvider, get_provider, require_master_
 from memories.db import content_rewrite
 from memories.models import DataKey, Memory, MemoryEmbedding, Tenant
 from memories.services.tenancy.audit import audit
-from memories.services.write.records import search_vector_for, statement_hash
+from memories.services.write.records import (
+    client_lexemes_recount,
+    search_vector_for,
+    statement_hash,
+)
 
 
 def tenant_create(
@@ -127,6 +131,10 @@ def tenant_encrypt(
                 counts[label] = counts.get(label, 0) + done
                 if progress:
                     progress(label, counts[label])
+    if counts.get(Memory._meta.label_lower):
+        # Sealed search vectors hold blind tokens now: count those instead of the words.
+        with transaction.atomic():
+            client_lexemes_recount(tenant.clients.values_list("pk", flat=True))
     return counts
 
 
@@ -150,7 +158,12 @@ def _reseal(row, fields, tenant) -> None:
     if isinstance(row, Memory):
         row.content_hash = statement_hash(tenant, row.content)
         row.search_vector = search_vector_for(
-            f"{row.title} {row.content}", tenant.language, row.client_id, tenant=tenant
+            f"{row.title} {row.content}",
+            tenant.language,
+            row.client_id,
+            tenant=tenant,
+            speaker=row.speaker,
+            context=row.context,
         )
         update += ["content_hash", "search_vector"]
     row.save(update_fields=update)  # the fields seal themselves in pre_save

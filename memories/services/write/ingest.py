@@ -10,7 +10,7 @@ never updated: a change is a new memory that updates (supersedes) the old one.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from django.db import connection, transaction
@@ -22,21 +22,24 @@ from memories.conf import setting
 from memories.models import (
     Client,
     Event,
+    Kind,
     Session,
     Tenant,
 )
 from memories.services.embedding import providers as embeddings
 from memories.services.extraction import heuristic as extraction
 from memories.services.extraction import llm as llm_extraction
+from memories.services.extraction.episodes import episodes
 from memories.services.extraction.normalise import spot_entities
 from memories.services.tenancy.members import client_assign_advisor
 from memories.services.write.outcomes import Outcome, OutcomeWriter, stored_outcomes
 from memories.services.write.records import (
     session_get_or_create,
+    speaker_words,
     statement_hash,
     stored_attribute,
 )
-from memories.services.write.relate import LiveIndex
+from memories.services.write.relate import LiveIndex, Neighbours
 from memories.services.write.staleness import clients_mark_profile_stale
 from memories.text import clean
 
@@ -74,6 +77,11 @@ class _Prepared:
     observed_at: datetime
     candidates: list[extraction.Candidate]
     vectors: list[list[float] | None]
+    context: str = ""  # the turn before it in its session: what it answers
+
+
+# Of the turn before, what a statement is searched with (its end: usually the question).
+CONTEXT_CHARS = 300
 
 
 def events_ingest(
@@ -86,16 +94,34 @@ def events_ingest(
         permissions.client_for_write(user, tenant, ref)
     now = timezone.now()
     prepared = _prepare_all(items, now)
+    _add_contexts(tenant, prepared)
     # A tenant with vector search off stores no vectors at all (README: encrypted tenants).
     embedded = _embed(prepared) if tenant.vector_search_enabled else None
 
     with transaction.atomic():
         clients = _resolve_clients(user, tenant, {p.item.client for p in prepared})
         _lock_clients(clients.values())
+        space = embeddings.space_for(embedded) if embedded else None
+        keys = {
+            (i, j): n
+            for n, (i, j) in enumerate(
+                (i, j)
+                for i, p in enumerate(prepared)
+                for j, c in enumerate(p.candidates)
+                if c.kind != Kind.EPISODIC and p.vectors[j] is not None
+            )
+        }
         run = OutcomeWriter(
             user=user,
             actor_label=actor_label or str(user),
-            space=embeddings.space_for(embedded) if embedded else None,
+            space=space,
+            neighbours=Neighbours.load(
+                space=space,
+                wanted=[
+                    (n, clients[prepared[i].item.client].pk, prepared[i].vectors[j])
+                    for (i, j), n in keys.items()
+                ],
+            ),
             index=LiveIndex.load(
                 client_ids=[c.pk for c in clients.values()],
                 hashes=[statement_hash(tenant, c.content) for p in prepared for c in p.candidates],
@@ -105,15 +131,19 @@ def events_ingest(
             ),
         )
         stored = _store_events(prepared, clients, user)
+        _note_speakers(prepared, clients)
         results = []
-        for p, (event, created) in zip(prepared, stored, strict=True):
+        for i, (p, (event, created)) in enumerate(zip(prepared, stored, strict=True)):
             if not created:
                 results.append(IngestResult(event, False, stored_outcomes(event)))
                 continue
             client = clients[p.item.client]
+            run.contexts[event.pk] = p.context
             outcomes = [
-                run.apply(candidate, vector, client=client, event=event, item=p.item)
-                for candidate, vector in zip(p.candidates, p.vectors, strict=True)
+                run.apply(
+                    candidate, vector, client=client, event=event, item=p.item, key=keys.get((i, j))
+                )
+                for j, (candidate, vector) in enumerate(zip(p.candidates, p.vectors, strict=True))
             ]
             results.append(IngestResult(event, True, outcomes))
         run.flush()
@@ -133,9 +163,22 @@ def event_ingest(*, user, tenant: Tenant, item: EventInput, actor_label: str = "
 
 
 def _prepare_all(items: list[EventInput], now: datetime) -> list[_Prepared]:
+    """Each event's typed candidates (the cue tables', or the LLM's), then its episodic
+    record: what it tells that no typed candidate holds (``extraction.episodes``)."""
     prepared = [
         _Prepared(item, clean(item.content), item.observed_at or now, [], []) for item in items
     ]
+    read = {
+        id(p): extraction.read(
+            p.content,
+            speaker=p.item.speaker or "user",
+            source=p.item.source,
+            observed_at=p.observed_at,
+            include_assistant=_include_assistant(p.item),
+        )
+        for p in prepared
+    }
+    typed: dict[int, list[extraction.Candidate]] | None = None
     if setting("EXTRACTOR") == "llm":
         eligible = [p for p in prepared if _may_extract(p.item)]
         try:
@@ -145,19 +188,56 @@ def _prepare_all(items: list[EventInput], now: datetime) -> list[_Prepared]:
         except llm_extraction.LLMExtractionError as exc:
             logger.warning("falling back to the heuristic extractor: %s", exc)
         else:
-            for p, candidates in zip(eligible, found, strict=True):
-                p.candidates, p.vectors = candidates, [None] * len(candidates)
-            return prepared
+            typed = {id(p): candidates for p, candidates in zip(eligible, found, strict=True)}
     for p in prepared:
-        p.candidates = extraction.extract(
-            p.content,
-            speaker=p.item.speaker or "user",
-            source=p.item.source,
-            observed_at=p.observed_at,
-            include_assistant=_include_assistant(p.item),
-        )
+        language, sentences = read[id(p)]
+        if typed is not None:
+            # The LLM's memories are paraphrases: every informative sentence stays on record.
+            p.candidates = list(typed.get(id(p), []))
+            sentences = [replace(s, candidates=()) for s in sentences]
+        else:
+            p.candidates = [c for s in sentences for c in s.candidates]
+        if p.item.source != "tool":  # tool output is operational: it passes
+            p.candidates += episodes(sentences, language=language, observed_at=p.observed_at)
         p.vectors = [None] * len(p.candidates)
     return prepared
+
+
+def _add_contexts(tenant: Tenant, prepared: list[_Prepared]) -> None:
+    """Each event's context: the turn before it in its session, from this batch or, for
+    the first of a session, the latest one stored before it (one query for all)."""
+    first: dict[tuple[str, str], datetime] = {}
+    for p in prepared:
+        if p.item.session:
+            first.setdefault((p.item.client, p.item.session), p.observed_at)
+    last = _turns_before(tenant, first)
+    for p in prepared:
+        if p.item.session:
+            key = (p.item.client, p.item.session)
+            p.context = last.get(key, "")[-CONTEXT_CHARS:]
+            last[key] = p.content
+
+
+# The latest stored event of each (client reference, session reference) up to a time.
+_TURN_BEFORE = (
+    "SELECT q.client_ref, q.session_ref, (SELECT e.id FROM memories_session s "
+    "JOIN memories_client c ON c.id = s.client_id JOIN memories_event e ON e.session_id = s.id "
+    "WHERE c.tenant_id = %s AND c.external_ref = q.client_ref AND s.external_ref = q.session_ref "
+    "AND e.observed_at <= q.at ORDER BY e.observed_at DESC, e.received_at DESC LIMIT 1) "
+    "FROM unnest(%s::text[], %s::text[], %s::timestamptz[]) AS q(client_ref, session_ref, at)"
+)
+
+
+def _turns_before(tenant: Tenant, first: dict[tuple[str, str], datetime]) -> dict:
+    if not first:
+        return {}
+    (clients, sessions), times = zip(*first, strict=True), list(first.values())
+    with connection.cursor() as cursor:
+        cursor.execute(_TURN_BEFORE, [tenant.pk, list(clients), list(sessions), times])
+        found = {(c, s): event_id for c, s, event_id in cursor.fetchall() if event_id}
+    # Through the ORM, so an encrypted tenant's content is opened.
+    content = dict(Event.objects.filter(pk__in=found.values()).values_list("pk", "content"))
+    return {key: content.get(event_id, "") for key, event_id in found.items()}
 
 
 def _include_assistant(item: EventInput) -> bool:
@@ -195,6 +275,26 @@ def _resolve_clients(user, tenant: Tenant, refs: set[str]) -> dict[str, Client]:
                 client_assign_advisor(client=client, advisor=user, actor=user)
         clients[ref] = client
     return clients
+
+
+# A client's known speakers stop growing here (a conversation has a handful).
+MAX_SPEAKERS = 50
+
+
+def _note_speakers(prepared: list[_Prepared], clients: dict[str, Client]) -> None:
+    """Add the people heard (by name, not roles) to their client's ``speakers``, so search
+    can tell a name in a query from a topic word. One UPDATE per client with a new one."""
+    heard: dict[str, dict[str, None]] = {}
+    for p in prepared:
+        if name := speaker_words(p.item.speaker):
+            heard.setdefault(p.item.client, {})[name] = None
+    for ref, names in heard.items():
+        client = clients[ref]
+        known = {s.casefold() for s in client.speakers}
+        new = [n for n in names if n.casefold() not in known]
+        if new and len(client.speakers) < MAX_SPEAKERS:
+            client.speakers = [*client.speakers, *new][:MAX_SPEAKERS]
+            Client.objects.filter(pk=client.pk).update(speakers=client.speakers)
 
 
 def _lock_clients(clients) -> None:

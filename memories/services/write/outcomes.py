@@ -18,6 +18,7 @@ from memories.models import (
     Client,
     Event,
     Evidence,
+    Kind,
     Memory,
     MemoryEmbedding,
     Relation,
@@ -25,12 +26,19 @@ from memories.models import (
     Status,
 )
 from memories.services.tenancy.audit import audit_entry
-from memories.services.write.records import memory_add, statement_hash, stored_attribute
+from memories.services.write.records import (
+    lexemes_count,
+    memory_build,
+    statement_hash,
+    statement_subject,
+    stored_attribute,
+)
 from memories.services.write.relate import (
     Judgement,
     LiveIndex,
+    Neighbours,
     judge,
-    nearest_live,
+    judge_episode,
     resolve_contradiction,
 )
 
@@ -43,31 +51,49 @@ class Outcome:
 
 
 class OutcomeWriter:
-    """What one ingest call writes besides the events; evidence and audit go in bulk."""
+    """What one ingest call writes besides the events. New memories, their vectors,
+    relations, evidence and audit are inserted in bulk at the end (``flush``); until then a
+    memory the call added and then restates or supersedes is changed in place, and what the
+    call adds is compared with what it judges next (``LiveIndex``, ``Neighbours``)."""
 
-    def __init__(self, *, user, actor_label: str, space, index: LiveIndex):
+    def __init__(self, *, user, actor_label: str, space, index: LiveIndex, neighbours: Neighbours):
         self.user, self.actor_label, self.space, self.index = user, actor_label, space, index
+        self.neighbours = neighbours
+        self.contexts: dict = {}  # event id → the turn before it (ingest fills it)
+        self.memories: dict = {}  # id → a memory this call adds (not yet inserted)
+        self.vectors: list[MemoryEmbedding] = []
+        self.relations: list[Relation] = []
         self.evidence: list[Evidence] = []
         self.audit: list[AuditEntry] = []
-        self.conflicts: list[int] = []
+        self.conflicts: list[int] = []  # ids of the conflicts_with relations, once flushed
 
-    def apply(self, candidate, vector, *, client: Client, event: Event, item) -> Outcome:
+    def apply(self, candidate, vector, *, client: Client, event: Event, item, key=None) -> Outcome:
+        """The outcome of one statement; ``key`` names it in ``Neighbours.load``."""
         space = self.space if vector is not None else None
 
         def neighbours():
-            return nearest_live(client_id=client.pk, space=space, vector=vector) if space else []
+            return self.neighbours.of(key, client.pk, vector) if space else []
 
-        verdict = judge(
-            index=self.index,
-            client=client,
-            content_hash=statement_hash(client.tenant, candidate.content),
-            content=candidate.content,
-            kind=candidate.kind,
-            attribute=stored_attribute(client.tenant, candidate.attribute),
-            value=candidate.value,
-            negated=candidate.negated,
-            neighbours=neighbours,
-        )
+        content_hash = statement_hash(client.tenant, candidate.content)
+        if candidate.kind == Kind.EPISODIC:
+            verdict = judge_episode(
+                index=self.index,
+                client_id=client.pk,
+                content_hash=content_hash,
+                session_id=event.session_id,
+            )
+        else:
+            verdict = judge(
+                index=self.index,
+                client=client,
+                content_hash=content_hash,
+                content=candidate.content,
+                kind=candidate.kind,
+                attribute=stored_attribute(client.tenant, candidate.attribute),
+                value=candidate.value,
+                negated=candidate.negated,
+                neighbours=neighbours,
+            )
         if verdict.action == Judgement.DUPLICATE:
             assert verdict.memory is not None  # judge names the memory a statement repeats
             outcome = self._restate(verdict.memory, event)
@@ -97,7 +123,7 @@ class OutcomeWriter:
                 policy=client.tenant.conflict_policy,
             )
         embedded = vector is not None and self.space is not None
-        memory = memory_add(
+        memory = memory_build(
             client=client,
             kind=candidate.kind,
             category=candidate.category,
@@ -114,50 +140,63 @@ class OutcomeWriter:
             negated=candidate.negated,
             language=candidate.language,
             tags=candidate.tags,
-            evidence=[event],
-            link_evidence=False,
+            speaker=item.speaker,
+            subject=statement_subject(item.speaker, client),
+            occurred=candidate.occurred,
+            context=self.contexts.get(event.pk, ""),
+            evidence_count=1,
             needs_embedding=not embedded and client.tenant.vector_search_enabled,
         )
+        self.memories[memory.pk] = memory
         self.index.add(memory)
         self.evidence.append(Evidence(memory=memory, event=event, action=action, related=related))
         if embedded:
-            MemoryEmbedding.objects.create(
-                memory=memory,
-                space=self.space,
-                tenant_id=client.tenant_id,
-                client=client,
-                vector=vector,
+            self.neighbours.add(memory, vector)
+            self.vectors.append(
+                MemoryEmbedding(
+                    memory=memory,
+                    space=self.space,
+                    tenant_id=client.tenant_id,
+                    client=client,
+                    vector=vector,
+                )
             )
         if related is not None:
-            relation = Relation.objects.create(
-                tenant_id=client.tenant_id,
-                source=memory,
-                target=related,
-                type=_RELATION_OF[action],
-                confidence=verdict.similarity or 1.0,
+            self.relations.append(
+                Relation(
+                    tenant_id=client.tenant_id,
+                    source=memory,
+                    target=related,
+                    type=_RELATION_OF[action],
+                    confidence=verdict.similarity or 1.0,
+                )
             )
             if action == Evidence.Action.UPDATED:
-                self.index.discard(related)
-                related.status, related.invalidated_at = Status.SUPERSEDED, timezone.now()
-                related.status_reason = f"updated by {memory.pk}"
-                Memory.objects.filter(pk=related.pk).update(
-                    status=related.status,
-                    invalidated_at=related.invalidated_at,
-                    status_reason=related.status_reason,
-                )
-            elif action == Evidence.Action.CONFLICT:
-                self.conflicts.append(relation.pk)
+                self._supersede(related, by=memory)
         return Outcome(memory, action, related)
+
+    def _supersede(self, memory: Memory, *, by: Memory) -> None:
+        self.index.discard(memory)
+        self.neighbours.drop(memory)
+        memory.status, memory.invalidated_at = Status.SUPERSEDED, timezone.now()
+        memory.status_reason = f"updated by {by.pk}"
+        if memory.pk not in self.memories:  # one the call added is inserted as it is now
+            Memory.objects.filter(pk=memory.pk).update(
+                status=memory.status,
+                invalidated_at=memory.invalidated_at,
+                status_reason=memory.status_reason,
+            )
 
     def _restate(self, memory: Memory, event: Event) -> Outcome:
         """The client said it again: no new row; counters, recency and evidence move."""
         if any(e.memory_id == memory.pk and e.event_id == event.pk for e in self.evidence):
             return Outcome(memory, Evidence.Action.DEDUPLICATED)  # twice in one event counts once
-        Memory.objects.filter(pk=memory.pk).update(
-            dup_count=F("dup_count") + 1,
-            last_seen_at=Greatest(F("last_seen_at"), event.observed_at),
-            evidence_count=F("evidence_count") + 1,
-        )
+        if memory.pk not in self.memories:
+            Memory.objects.filter(pk=memory.pk).update(
+                dup_count=F("dup_count") + 1,
+                last_seen_at=Greatest(F("last_seen_at"), event.observed_at),
+                evidence_count=F("evidence_count") + 1,
+            )
         memory.dup_count += 1
         memory.evidence_count += 1
         memory.last_seen_at = max(memory.last_seen_at, event.observed_at)
@@ -172,6 +211,11 @@ class OutcomeWriter:
         return Outcome(memory, Evidence.Action.DEDUPLICATED)
 
     def flush(self) -> None:
+        Memory.objects.bulk_create(self.memories.values())
+        lexemes_count(list(self.memories))
+        MemoryEmbedding.objects.bulk_create(self.vectors)
+        Relation.objects.bulk_create(self.relations)
+        self.conflicts = [r.pk for r in self.relations if r.type == RelationType.CONFLICTS_WITH]
         Evidence.objects.bulk_create(self.evidence)
         AuditEntry.objects.bulk_create(self.audit)
 

@@ -11,12 +11,14 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.contrib.postgres.search import SearchVectorField
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from memories.crypto import blind, switch
 from memories.models import Client, Event, Evidence, Memory, Session, Tenant
+from memories.services.extraction.heuristic import speaker_role
+from memories.services.extraction.time_expressions import Happened
 from memories.services.write.core_budget import ensure_core_room
 from memories.text import clean, content_hash, fold
 
@@ -79,17 +81,49 @@ def event_record(
     return event, True
 
 
-def search_vector_for(text: str, language: str, client_id, *, tenant: Tenant | None = None):
+def search_vector_for(
+    text: str,
+    language: str,
+    client_id,
+    *,
+    tenant: Tenant | None = None,
+    speaker: str = "",
+    context: str = "",
+):
     """The memory's full-text vector, every lexeme scoped by its client (see migration
     0010: a query's postings then hold only this client's memories); for an encrypted
-    ``tenant``, its blind index, scoped the same way."""
+    ``tenant``, its blind index, scoped the same way. The memory's own words weigh A, the
+    speaker's name B, the turn it answers D (``memories.services.retrieval`` weighs them)."""
+    name = speaker_words(speaker)
     if tenant is not None and switch.encrypted_now(tenant):
-        return blind.search_vector(text, tenant=tenant, client_id=client_id)
+        return blind.search_vector(
+            text, tenant=tenant, client_id=client_id, speaker=name, context=context
+        )
     return RawSQL(
-        "memory_search_vector(to_tsvector(%s::regconfig, %s), %s::uuid)",
-        [language, fold(text), client_id],
+        "memory_search_vector(setweight(to_tsvector(%s::regconfig, %s), 'A') "
+        "|| setweight(to_tsvector('simple', %s), 'B') "
+        "|| setweight(to_tsvector(%s::regconfig, %s), 'D'), %s::uuid)",
+        [language, fold(text), fold(name), language, fold(context), client_id],
         output_field=SearchVectorField(),
     )
+
+
+def speaker_words(speaker: str) -> str:
+    """The speaker as words a query can name: a person's name, not a role ("user")."""
+    return clean(speaker) if speaker_role(speaker) == "person" else ""
+
+
+def statement_subject(speaker: str, client: Client) -> str:
+    """Whom a statement is about: "" for the client (the client speaking, or staff and
+    agents speaking of the client); a person speaking in a conversation between people
+    speaks of themselves (``subject`` = their name), unless that person is the client."""
+    name = speaker_words(speaker)
+    if not name:
+        return ""
+    folded = fold(name)
+    if folded in {fold(client.display_name), fold(client.external_ref)}:
+        return ""
+    return name
 
 
 def statement_hash(tenant: Tenant, text: str) -> str:
@@ -110,7 +144,7 @@ def stored_attribute(tenant: Tenant, attribute: str) -> str:
     return f"{head}:{blind.attribute_token(tenant, tail)}"
 
 
-def memory_add(
+def memory_build(
     *,
     client: Client,
     kind: str,
@@ -133,55 +167,127 @@ def memory_add(
     language: str = "",
     tags: Iterable[str] = (),
     metadata: dict | None = None,
-    evidence: Iterable[Event] = (),
-    evidence_action: str = "added",
-    link_evidence: bool = True,
+    speaker: str = "",
+    subject: str = "",
+    occurred: Happened | None = None,
+    context: str = "",
+    evidence_count: int = 0,
     needs_embedding: bool = True,
 ) -> Memory:
-    """Insert a new memory with its full-text vector and evidence links (``link_evidence``
-    False: the caller inserts the Evidence rows itself, in bulk)."""
+    """A new memory, not yet saved, with its full-text vector (an expression the INSERT
+    computes): ingest inserts a call's memories in one statement, ``memory_add`` one."""
     text = clean(content)
     if tier == "core":  # checked before writing anything, so a refusal breaks no transaction
         ensure_core_room(client.pk, text)
-    events = list({event.pk: event for event in evidence}.values())
-    fts_config = client.tenant.language
     observed = observed_at or timezone.now()
-    with transaction.atomic(savepoint=False):  # inside ingest's transaction: no savepoint
-        memory = Memory.objects.create(
-            tenant_id=client.tenant_id,
-            client=client,
-            session=session,
-            kind=kind,
-            category=category,
-            title=clean(title),
-            content=text,
-            content_hash=statement_hash(client.tenant, text),
-            language=language,
-            attribute=stored_attribute(client.tenant, attribute),
-            attribute_value=attribute_value,
-            negated=negated,
-            search_vector=search_vector_for(
-                f"{title} {text}", fts_config, client.pk, tenant=client.tenant
-            ),
-            tier=tier,
-            status=status,
-            confidence=confidence,
-            importance=importance,
-            observed_at=observed,
-            last_seen_at=observed,
-            expires_at=expires_at,
-            source_kind=source_kind,
-            source_ref=source_ref,
-            origin_agent=origin_agent,
-            tags=list(tags),
-            metadata=metadata or {},
-            evidence_count=len(events),
-            needs_embedding=needs_embedding and client.tenant.vector_search_enabled,
+    return Memory(
+        tenant_id=client.tenant_id,
+        client=client,
+        session=session,
+        kind=kind,
+        category=category,
+        title=clean(title),
+        content=text,
+        content_hash=statement_hash(client.tenant, text),
+        language=language,
+        attribute=stored_attribute(client.tenant, attribute),
+        attribute_value=attribute_value,
+        negated=negated,
+        speaker=clean(speaker)[:100],
+        subject=clean(subject)[:200],
+        occurred_on=occurred.day if occurred else None,
+        occurred_precision=occurred.precision if occurred else "",
+        context=clean(context),
+        search_vector=search_vector_for(
+            f"{title} {text}",
+            client.tenant.language,
+            client.pk,
+            tenant=client.tenant,
+            speaker=speaker,
+            context=context,
+        ),
+        tier=tier,
+        status=status,
+        confidence=confidence,
+        importance=importance,
+        observed_at=observed,
+        last_seen_at=observed,
+        expires_at=expires_at,
+        source_kind=source_kind,
+        source_ref=source_ref,
+        origin_agent=origin_agent,
+        tags=list(tags),
+        metadata=metadata or {},
+        evidence_count=evidence_count,
+        needs_embedding=needs_embedding and client.tenant.vector_search_enabled,
+    )
+
+
+# Counts each lexeme of these memories once per memory, and each client's memories (the row
+# "<12 hex>:"), in one statement; in lexeme order, so two writers never deadlock.
+_LEXEMES_COUNT = (
+    "INSERT INTO memories_lexemecount (lexeme, documents) "
+    "SELECT lexeme, count(*) FROM (SELECT unnest(tsvector_to_array(m.search_vector)) AS lexeme "
+    "FROM memories_memory m WHERE m.id = ANY(%s) UNION ALL "
+    "SELECT left(replace(m.client_id::text, '-', ''), 12) || ':' FROM memories_memory m "
+    "WHERE m.id = ANY(%s)) found GROUP BY lexeme ORDER BY lexeme "
+    "ON CONFLICT (lexeme) DO UPDATE SET documents = memories_lexemecount.documents "
+    "+ excluded.documents"
+)
+
+
+def lexemes_count(memory_ids: list) -> None:
+    """Count new memories' words for ranking (``LexemeCount``): after they are inserted,
+    in the same transaction."""
+    if memory_ids:
+        with connection.cursor() as cursor:
+            cursor.execute(_LEXEMES_COUNT, [list(memory_ids), list(memory_ids)])
+
+
+def client_lexemes_forget(client_ids) -> None:
+    """Drop clients' word counts (erasure; or before counting them anew)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "DELETE FROM memories_lexemecount WHERE split_part(lexeme, ':', 1) = ANY("
+            "SELECT left(replace(c::text, '-', ''), 12) FROM unnest(%s::uuid[]) AS c)",
+            [list(client_ids)],
         )
-        if link_evidence:
-            Evidence.objects.bulk_create(
-                [Evidence(memory=memory, event=event, action=evidence_action) for event in events]
-            )
+
+
+def client_lexemes_recount(client_ids) -> None:
+    """Count clients' words anew (after their search vectors were rewritten, e.g. sealed)."""
+    ids = list(client_ids)
+    if not ids:
+        return
+    client_lexemes_forget(ids)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT array_agg(id) FROM memories_memory WHERE client_id = ANY(%s::uuid[])", [ids]
+        )
+        lexemes_count(cursor.fetchone()[0] or [])
+
+
+def memory_add(
+    *,
+    client: Client,
+    evidence: Iterable[Event] = (),
+    evidence_action: str = "added",
+    evidence_role: str = Evidence.Role.EXTRACTED,
+    **fields,
+) -> Memory:
+    """Insert a new memory (``memory_build``'s fields) with its full-text vector and
+    evidence links (``evidence_role``: extracted from an event, or consolidated by a job)."""
+    events = list({event.pk: event for event in evidence}.values())
+    memory = memory_build(client=client, evidence_count=len(events), **fields)
+    with transaction.atomic(savepoint=False):  # inside a caller's transaction: no savepoint
+        memory.save(force_insert=True)
+        lexemes_count([memory.pk])
+        Evidence.objects.bulk_create(
+            [
+                Evidence(memory=memory, event=event, role=evidence_role, action=evidence_action)
+                for event in events
+            ]
+        )
     return memory
 
 

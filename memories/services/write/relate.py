@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 from django.db import connection, models
 from django.db.models import Q
 
@@ -54,32 +55,80 @@ class Verdict:
     similarity: float | None = None
 
 
-def nearest_live(
-    *,
-    client_id,
-    space: EmbeddingSpace,
-    vector: list[float],
-    limit: int = 5,
-    min_similarity: float | None = None,
-) -> list[tuple[Memory, float]]:
-    """The client's live memories closest to ``vector`` in ``space``, with cosine similarity
-    (at least ``min_similarity``, by default EXTEND_CANDIDATE_FLOOR)."""
-    if min_similarity is None:
-        min_similarity = float(setting("EXTEND_CANDIDATE_FLOOR"))
-    sql = (
-        f"SELECT e.memory_id, 1 - ({space.distance_sql()}) AS similarity "  # noqa: S608 (model-built)
-        "FROM memories_memoryembedding e JOIN memories_memory m ON m.id = e.memory_id "
-        "WHERE e.space_id = %s AND e.client_id = %s AND m.status = ANY(%s) "
-        f"ORDER BY {space.distance_sql()} LIMIT %s"
-    )
-    literal = vector_literal(vector)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [literal, space.pk, client_id, list(LIVE_STATUSES), literal, limit])
-        rows = cursor.fetchall()
-    # Only neighbours close enough to matter are loaded.
-    close = [(memory_id, float(sim)) for memory_id, sim in rows if sim >= min_similarity]
-    memories = Memory.objects.in_bulk([memory_id for memory_id, _ in close]) if close else {}
-    return [(memories[memory_id], sim) for memory_id, sim in close if memory_id in memories]
+class Neighbours:
+    """The nearest live memories of every statement of one ingest call: what is stored,
+    in one statement for the whole call (``load``), and what the call itself adds
+    (``add``), compared in memory; memories the call supersedes stop counting (``drop``)."""
+
+    LIMIT = 5
+
+    def __init__(self, stored: dict, floor: float):
+        self._stored = stored  # key → [(memory, cosine)], best first
+        self._floor = floor
+        self._added: dict = defaultdict(list)  # client id → [(memory, unit vector)]
+        self._dropped: set = set()
+
+    @classmethod
+    def load(cls, *, space: EmbeddingSpace | None, wanted: list[tuple[object, object, list]]):
+        """``wanted``: (key, client id, vector) of each statement to be judged."""
+        floor = float(setting("EXTEND_CANDIDATE_FLOOR"))
+        if space is None or not wanted:
+            return cls({}, floor)
+        distance = space.distance_sql("q.v")
+        sql = (
+            "SELECT q.key, n.memory_id, n.similarity "  # noqa: S608 (model-built)
+            "FROM unnest(%s::int[], %s::uuid[], %s::text[]) AS q(key, client_id, v) "
+            f"CROSS JOIN LATERAL (SELECT e.memory_id, 1 - ({distance}) AS similarity "
+            "FROM memories_memoryembedding e JOIN memories_memory m ON m.id = e.memory_id "
+            "WHERE e.space_id = %s AND e.client_id = q.client_id AND m.status = ANY(%s) "
+            f"ORDER BY {distance} LIMIT %s) n"
+        )
+        keys, clients, literals = zip(
+            *((k, c, vector_literal(v)) for k, c, v in wanted), strict=True
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(
+                sql,
+                [
+                    list(keys),
+                    list(clients),
+                    list(literals),
+                    space.pk,
+                    list(LIVE_STATUSES),
+                    cls.LIMIT,
+                ],
+            )
+            rows = [(key, memory_id, float(sim)) for key, memory_id, sim in cursor.fetchall()]
+        close = [row for row in rows if row[2] >= floor]  # only those close enough are loaded
+        memories = Memory.objects.in_bulk({memory_id for _, memory_id, _ in close})
+        stored: dict = defaultdict(list)
+        for key, memory_id, sim in close:
+            if memory_id in memories:
+                stored[key].append((memories[memory_id], sim))
+        return cls(stored, floor)
+
+    def of(self, key, client_id, vector) -> list[tuple[Memory, float]]:
+        found = [(m, s) for m, s in self._stored.get(key, []) if m.pk not in self._dropped]
+        if self._added.get(client_id):
+            unit = _unit(vector)
+            found += [
+                (m, sim)
+                for m, other in self._added[client_id]
+                if m.pk not in self._dropped and (sim := float(unit @ other)) >= self._floor
+            ]
+        return sorted(found, key=lambda pair: pair[1], reverse=True)[: self.LIMIT]
+
+    def add(self, memory: Memory, vector) -> None:
+        self._added[memory.client_id].append((memory, _unit(vector)))
+
+    def drop(self, memory: Memory) -> None:
+        self._dropped.add(memory.pk)
+
+
+def _unit(vector):
+    array = np.asarray(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(array))
+    return array / norm if norm else array
 
 
 class LiveIndex:
@@ -101,7 +150,7 @@ class LiveIndex:
         return cls(
             Memory.objects.filter(client_id__in=set(client_ids), status__in=LIVE_STATUSES)
             .filter(matching)
-            .defer("search_vector", "metadata")
+            .defer("search_vector", "metadata", "context")
         )
 
     def add(self, memory: Memory) -> None:
@@ -123,6 +172,16 @@ class LiveIndex:
     def same_attribute(self, client_id, attribute: str) -> list[Memory]:
         found = self._by_attribute.get((client_id, attribute), [])
         return sorted(found, key=lambda m: m.observed_at, reverse=True)
+
+
+def judge_episode(*, index: LiveIndex, client_id, content_hash: str, session_id) -> Verdict:
+    """An episode is a record of something that happened: one like it on another day, or
+    in another conversation, is another episode. Only the same words again in the same
+    session are the same episode told twice."""
+    for memory in index.exact(client_id, content_hash):
+        if memory.kind == Kind.EPISODIC and memory.session_id == session_id:
+            return Verdict(Judgement.DUPLICATE, memory, 1.0)
+    return Verdict(Judgement.NEW)
 
 
 def judge(

@@ -1,5 +1,5 @@
-"""API input and output shapes. Inputs refuse unknown fields: a typo is an error, not a
-silently ignored value."""
+"""What the API accepts: input serializers. They refuse unknown fields and coerce nothing
+(``fields``): a typo or a number where text belongs is an error naming the field."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from memories.api.fields import (
     StrictSerializer,
 )
 from memories.conf import setting
-from memories.models import EventSource, Evidence, Kind, Status, Tier
+from memories.models import EventSource, Kind, Status, Tier
 from memories.text import clean
 
 MAX_METADATA_BYTES = 16_384
@@ -123,99 +123,6 @@ class BatchInSerializer(StrictSerializer):
         return value
 
 
-class EventOutSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    client = serializers.CharField(source="client.external_ref")
-    session = serializers.CharField(source="session.external_ref", default=None, allow_null=True)
-    # Does not shadow Field.source: DRF's metaclass takes declared fields off the class.
-    source = serializers.CharField()  # type: ignore[assignment]
-    speaker = serializers.CharField()
-    content = serializers.CharField()
-    observed_at = serializers.DateTimeField()
-    external_id = serializers.CharField()
-    metadata = serializers.JSONField()
-    entities = serializers.JSONField()
-
-
-class MemoryBriefSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    kind = serializers.CharField()
-    category = serializers.CharField()
-    content = serializers.CharField()
-    tier = serializers.CharField()
-    status = serializers.CharField()
-    confidence = serializers.FloatField()
-    importance = serializers.FloatField()
-    observed_at = serializers.DateTimeField()
-    expires_at = serializers.DateTimeField(allow_null=True)
-
-
-class RelatedOutSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    status = serializers.ChoiceField(choices=Status.choices)
-
-
-class OutcomeSerializer(MemoryBriefSerializer):
-    """A memory as ingesting an event left it: what happened, and to which other memory."""
-
-    action = serializers.ChoiceField(choices=Evidence.Action.values)
-    related = RelatedOutSerializer(allow_null=True)
-
-
-_datetime = serializers.DateTimeField()
-
-
-def _when(value):
-    return None if value is None else _datetime.to_representation(value)
-
-
-def _memory_brief(memory) -> dict:
-    # Written out by hand: a 500-event batch answers ~1,000 of these, and DRF's generic
-    # field machinery costs more than the database work. The fields are the serializers'.
-    return {
-        "id": str(memory.pk),
-        "kind": memory.kind,
-        "category": memory.category,
-        "content": memory.content,
-        "tier": memory.tier,
-        "status": memory.status,
-        "confidence": memory.confidence,
-        "importance": memory.importance,
-        "observed_at": _when(memory.observed_at),
-        "expires_at": _when(memory.expires_at),
-    }
-
-
-def _event_data(event) -> dict:
-    return {
-        "id": str(event.pk),
-        "client": event.client.external_ref,
-        "session": event.session.external_ref if event.session_id else None,
-        "source": event.source,
-        "speaker": event.speaker,
-        "content": event.content,
-        "observed_at": _when(event.observed_at),
-        "external_id": event.external_id,
-        "metadata": event.metadata,
-        "entities": event.entities,
-    }
-
-
-def ingest_result_data(result) -> dict:
-    """The answer for one event, shaped as EventOutSerializer and OutcomeSerializer."""
-    memories = []
-    for outcome in result.outcomes:
-        data = _memory_brief(outcome.memory)
-        data["action"] = outcome.action
-        data["related"] = (
-            {"id": str(outcome.related.pk), "status": outcome.related.status}
-            if outcome.related is not None
-            else None
-        )
-        memories.append(data)
-    return {"event": _event_data(result.event), "memories": memories}
-
-
 def _choices_list(choices):
     return OneOrManyField(
         child=serializers.ChoiceField(choices=choices), required=False, default=list
@@ -239,10 +146,33 @@ class FiltersSerializer(StrictSerializer):
         allow_null=True,
         help_text="What memory said at this time (superseded and forgotten memories count).",
     )
+    speaker = OneOrManyField(
+        child=StrictCharField(max_length=100),
+        required=False,
+        default=list,
+        max_length=20,
+        help_text="Only what these speakers said (the events' speaker, any case).",
+    )
+    happened_since = serializers.DateField(
+        required=False,
+        default=None,
+        allow_null=True,
+        help_text="Only what happened on or after this day (occurred_on, or the day it was "
+        "said when the text gives no day). Not after `happened_until`.",
+    )
+    happened_until = serializers.DateField(required=False, default=None, allow_null=True)
 
     def validate(self, attrs):
         if attrs["since"] and attrs["until"] and attrs["since"] > attrs["until"]:
             raise serializers.ValidationError({"since": ["since is after until."]})
+        if (
+            attrs["happened_since"]
+            and attrs["happened_until"]
+            and attrs["happened_since"] > attrs["happened_until"]
+        ):
+            raise serializers.ValidationError(
+                {"happened_since": ["happened_since is after happened_until."]}
+            )
         return attrs
 
 
@@ -250,6 +180,16 @@ class SearchInSerializer(StrictSerializer):
     client = StrictCharField(max_length=200)
     query = StrictCharField(max_length=4000)
     k = StrictIntegerField(min_value=1, max_value=100, default=10)
+    budget_chars = StrictIntegerField(
+        min_value=1,
+        max_value=200_000,
+        required=False,
+        default=None,
+        allow_null=True,
+        help_text="At most this many characters of content in all: as many of the best "
+        "results as fit (k still caps them). A result longer than the budget alone is "
+        "left out.",
+    )
     filters = FiltersSerializer(required=False, default=dict)
 
 
@@ -258,81 +198,6 @@ class ContextInSerializer(StrictSerializer):
     message = StrictCharField(max_length=8000)
     budget_chars = StrictIntegerField(min_value=200, max_value=50_000, default=2000)
     k = StrictIntegerField(min_value=1, max_value=50, default=8)
-
-
-class EvidenceOutSerializer(serializers.Serializer):
-    event = serializers.UUIDField()
-    external_id = serializers.CharField()
-    observed_at = serializers.DateTimeField()
-
-
-class SearchHitSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    content = serializers.CharField()
-    kind = serializers.CharField()
-    category = serializers.CharField()
-    tier = serializers.CharField()
-    status = serializers.CharField()
-    score = serializers.FloatField()
-    scores = serializers.DictField(child=serializers.FloatField())
-    observed_at = serializers.DateTimeField()
-    tags = serializers.ListField(child=serializers.CharField())
-    evidence = EvidenceOutSerializer(many=True)
-
-
-def hit_data(hit) -> dict:
-    memory = hit.memory
-    return {
-        "id": str(memory.pk),
-        "content": memory.content,
-        "kind": memory.kind,
-        "category": memory.category,
-        "tier": memory.tier,
-        "status": memory.status,
-        "score": hit.score,
-        "scores": hit.scores,
-        "observed_at": _when(memory.observed_at),
-        "tags": list(memory.tags),
-        "evidence": [
-            {
-                "event": e["event"],
-                "external_id": e["external_id"],
-                "observed_at": _when(e["observed_at"]),
-            }
-            for e in hit.evidence
-        ],
-    }
-
-
-def memory_detail_data(memory, *, evidence: list[dict], relations: list[dict]) -> dict:
-    data = _memory_brief(memory)
-    data.update(
-        {
-            "client": memory.client.external_ref,
-            "title": memory.title,
-            "tags": list(memory.tags),
-            "created_at": _when(memory.created_at),
-            "invalidated_at": _when(memory.invalidated_at),
-            "usage_count": memory.usage_count,
-            "dup_count": memory.dup_count,
-            "evidence_count": memory.evidence_count,
-            "is_latest": memory.is_latest,
-            "evidence": [{**e, "observed_at": _when(e["observed_at"])} for e in evidence],
-            "relations": [
-                {
-                    "type": r["type"],
-                    "direction": r["direction"],
-                    "memory": {
-                        "id": str(r["memory"].pk),
-                        "content": r["memory"].content,
-                        "status": r["memory"].status,
-                    },
-                }
-                for r in relations
-            ],
-        }
-    )
-    return data
 
 
 class ForgetInSerializer(StrictSerializer):

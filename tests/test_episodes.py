@@ -1,0 +1,197 @@
+"""The episodic layer: every informative statement is kept, attributed and dated, through
+ingest; greetings, thanks, reactions and content-free questions yield nothing."""
+
+from datetime import date
+
+import pytest
+
+from memories.models import Client, Evidence, Kind, Memory, Precision
+from memories.services.extraction.episodes import informative_part
+from memories.services.retrieval import memories_search
+
+pytestmark = pytest.mark.django_db
+
+SESSION_DAY = "2022-12-22T14:00:00Z"  # a Thursday
+EPISODE = Kind.EPISODIC
+DAY, WEEK, MONTH = Precision.DAY, Precision.WEEK, Precision.MONTH
+
+
+def _memories(answer) -> list[Memory]:
+    return [Memory.objects.get(pk=m["id"]) for m in answer["memories"]]
+
+
+@pytest.mark.parametrize(
+    ("speaker", "content", "kind", "subject", "occurred", "precision"),
+    [
+        # An advisor's notes about the client: about the client, whoever else they name.
+        (
+            "advisor",
+            "Giulia Bernasconi keeps her pension savings at Banca Zurighese and wants "
+            "quarterly reports.",
+            Kind.SEMANTIC,
+            "",
+            None,
+            "",
+        ),
+        (
+            "advisor",
+            "Prefers phone calls after 6pm because she works night shifts at the hospital.",
+            Kind.SEMANTIC,
+            "",
+            None,
+            "",
+        ),
+        # The client's own words, whatever the cue tables make of them.
+        (
+            "user",
+            "Ho appena comprato una casa a Lugano con mia moglie.",
+            Kind.EPISODIC,
+            "",
+            None,
+            "",
+        ),
+        ("client", "No tengo hijos.", Kind.EPISODIC, "", None, ""),
+        # A person in a conversation between people speaks of themselves, and of a day.
+        (
+            "Maria",
+            "In the meantime, I donated my old car to a homeless shelter I volunteer at yesterday.",
+            EPISODE,
+            "Maria",
+            date(2022, 12, 21),
+            Precision.DAY,
+        ),
+        (
+            "user",
+            "Sono andata a Parigi la settimana scorsa.",
+            Kind.EPISODIC,
+            "",
+            date(2022, 12, 12),
+            Precision.WEEK,
+        ),
+        (
+            "user",
+            "El mes pasado empecé a correr.",
+            Kind.EPISODIC,
+            "",
+            date(2022, 11, 1),
+            Precision.MONTH,
+        ),
+        (
+            "user",
+            "We sold the boat two weeks ago.",
+            Kind.EPISODIC,
+            "",
+            date(2022, 12, 8),
+            Precision.DAY,
+        ),
+    ],
+)
+def test_a_statement_is_kept_with_whom_it_is_about_and_when_it_happened(
+    post_event, speaker, content, kind, subject, occurred, precision
+):
+    answer = post_event(content, speaker=speaker, session="s1", observed_at=SESSION_DAY)
+    [memory] = _memories(answer)
+    assert (memory.kind, memory.subject, memory.occurred_on, memory.occurred_precision) == (
+        kind,
+        subject,
+        occurred,
+        precision,
+    )
+    assert memory.speaker == speaker
+    assert answer["memories"][0]["speaker"] == speaker
+    assert answer["memories"][0]["occurred_on"] == (occurred.isoformat() if occurred else None)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Hi!",
+        "Hey Maria! Long time no see!",
+        "Thanks so much, that's great!",
+        "Wow, that sounds amazing!",
+        "Me too!",
+        "How are you doing?",
+        "Anything exciting happening for you?",
+        "Grazie mille, a presto!",
+        "¡Hola! ¿Qué tal?",
+        "Yeah, I love it!",
+        "That's so cool, Caroline!",
+        "Ok, sounds like a plan.",
+    ],
+)
+def test_small_talk_yields_nothing(post_event, content):
+    assert post_event(content, speaker="user")["memories"] == []
+
+
+def test_what_the_cue_tables_hold_is_not_kept_twice(post_event):
+    answer = post_event(
+        "Hi! I prefer to be contacted by email. We just got back from a week in Crete.",
+        speaker="user",
+    )
+    assert [(m["kind"], m["content"]) for m in answer["memories"]] == [
+        ("semantic", "I prefer to be contacted by email."),
+        ("episodic", "We just got back from a week in Crete."),
+    ]
+
+
+def test_the_assistant_s_words_are_context_not_memory(post_event, personas):
+    post_event("Which city did you move to last spring?", speaker="assistant", session="s1")
+    answer = post_event("Bristol, near the harbour.", speaker="user", session="s1")
+    [memory] = _memories(answer)
+    assert memory.context == "Which city did you move to last spring?"
+    [hit] = memories_search(
+        client=Client.objects.get(tenant=personas.tenant, external_ref="emma"),
+        query="which city did she move to",
+        k=1,
+    )
+    assert hit.memory.pk == memory.pk
+
+
+def test_the_same_episode_told_twice_in_a_session_is_one(post_event):
+    first = post_event("We went hiking in the Dolomites.", speaker="user", session="s1")
+    again = post_event("We went hiking in the Dolomites.", speaker="user", session="s1")
+    other = post_event("We went hiking in the Dolomites.", speaker="user", session="s2")
+    assert again["memories"][0]["action"] == Evidence.Action.DEDUPLICATED
+    assert again["memories"][0]["id"] == first["memories"][0]["id"]
+    assert other["memories"][0]["action"] == Evidence.Action.ADDED  # another day, another hike
+
+
+def test_search_names_who_said_it_and_when(post_event, agent_key, api_client):
+    post_event(
+        "Yesterday I finally finished the pottery class.",
+        speaker="Maria",
+        session="s1",
+        observed_at=SESSION_DAY,
+    )
+    post_event("I started a new job at the library.", speaker="John", session="s1")
+    answer = api_client.post(
+        "/api/v1/search/",
+        {"client": "emma", "query": "What did Maria finish?", "k": 1},
+        format="json",
+        HTTP_AUTHORIZATION=f"Bearer {agent_key}",
+    ).json()
+    [hit] = answer["results"]
+    assert (hit["speaker"], hit["subject"], hit["occurred_on"], hit["occurred_precision"]) == (
+        "Maria",
+        "Maria",
+        "2022-12-21",
+        "day",
+    )
+    assert hit["scores"]["speaker"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kept"),
+    [
+        (
+            "I moved to Zurich last month, can you update my address?",
+            "I moved to Zurich last month",
+        ),
+        ("Good to see you.", ""),
+        ("I'm vegetarian.", "I'm vegetarian."),
+        ("What a great idea!", ""),
+        ("Congrats on the new job, Mel!", "Congrats on the new job"),
+    ],
+)
+def test_the_informative_part_of_a_sentence(sentence, kept):
+    assert informative_part(sentence) == kept
