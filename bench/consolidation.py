@@ -206,12 +206,14 @@ def _insert(connection, transaction, tenant, client_ids, refs, space, rows, sess
             cursor.execute(
                 "INSERT INTO memories_memory (id, tenant_id, client_id, session_id, kind, "
                 "category, title, content, content_hash, language, attribute, attribute_value, "
-                "negated, search_vector, observed_at, created_at, source_kind, source_ref, "
+                "negated, speaker, subject, occurred_on, occurred_precision, context, "
+                "search_vector, observed_at, created_at, source_kind, source_ref, "
                 "origin_agent, project_id, task_id, run_id, tier, tier_pinned, status, "
                 "status_reason, confidence, importance, freshness, usage_count, dup_count, "
                 "evidence_count, last_seen_at, needs_embedding, tags, metadata, updated_at) "
                 "SELECT id, %s, client, session, kind, category, '', content, hash, 'en', '', "
-                "'', false, memory_search_vector(to_tsvector('english', folded), client), "
+                "'', false, 'client', '', NULL, '', '', "
+                "memory_search_vector(setweight(to_tsvector('english', folded), 'A'), client), "
                 "seen, seen, 'session', '', '', '', '', '', 'recall', false, 'active', '', "
                 "confidence, importance, 1.0, reads, restated, 1, seen, false, '{}', '{}', "
                 "now() FROM bench_rows",

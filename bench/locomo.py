@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -90,6 +91,43 @@ _CLIENT_REFS = (
     "from memories.models import Client; "
     "print('\\n'.join(Client.objects.values_list('external_ref', flat=True)))"
 )
+# What the write path kept, in SQL that every version of the schema answers: events, the
+# events that yielded no memory, memories by kind.
+_STORED = (
+    "from django.db import connection; import json; c = connection.cursor(); "
+    'c.execute("SELECT count(*), count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM '
+    'memories_evidence v WHERE v.event_id = e.id)) FROM memories_event e"); '
+    "events, bare = c.fetchone(); "
+    "c.execute('SELECT kind, count(*) FROM memories_memory GROUP BY kind'); "
+    "print(json.dumps({'events': events, 'events_yielding_nothing': bare, "
+    "'memories': dict(c.fetchall())}))"
+)
+
+
+def duplicate_rate(url: str, key: str, ref: str, questions: list[str]) -> list[float]:
+    """Per question, the share of the top 10 that repeat an earlier result (the same words)."""
+    rates = []
+    for question in questions:
+        results = _search(url, key, ref, question, 10)
+        seen: list[frozenset] = []
+        repeats = 0
+        for result in results:
+            words = frozenset(re.findall(r"\w+", result["content"].lower()))
+            if any(len(words & w) >= 0.9 * max(len(words | w), 1) for w in seen):
+                repeats += 1
+            seen.append(words)
+        rates.append(repeats / len(results) if results else 0.0)
+    return rates
+
+
+def _search(url: str, key: str, ref: str, query: str, k: int) -> list[dict]:
+    request = urllib.request.Request(  # noqa: S310
+        url + "api/v1/search/",
+        data=json.dumps({"client": ref, "query": query, "k": k}).encode(),
+        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=60) as answer:  # noqa: S310
+        return json.loads(answer.read())["results"]
 
 
 def nonsense(url: str, key: str, refs: list[str]) -> dict:
@@ -97,13 +135,7 @@ def nonsense(url: str, key: str, refs: list[str]) -> dict:
     empty, results = 0, []
     for ref in refs:
         for query in NONSENSE:
-            request = urllib.request.Request(  # noqa: S310
-                url + "api/v1/search/",
-                data=json.dumps({"client": ref, "query": query, "k": 10}).encode(),
-                headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
-            )
-            with urllib.request.urlopen(request, timeout=60) as answer:  # noqa: S310
-                found = len(json.loads(answer.read())["results"])
+            found = len(_search(url, key, ref, query, 10))
             empty += found == 0
             results.append(found)
     asked = len(results)
@@ -169,6 +201,28 @@ def run_tree(tree: Path, args: argparse.Namespace) -> dict:
             text=True,
         ).stdout.split()
         figures["nonsense"] = nonsense(url, key, refs)
+        figures["stored"] = json.loads(
+            subprocess.run(  # noqa: S603
+                [*manage, "shell", "-v", "0", "-c", _STORED],
+                cwd=tree,
+                env=env,
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+        )
+        sys.path.insert(0, str(args.benchmark_dir))
+        from locomo_eval import questions_of, turns_of
+
+        samples = json.loads((args.benchmark_dir / "locomo_dev.json").read_text())
+        rates = []
+        for sample in samples:
+            ref = next((r for r in refs if r.startswith(f"locomo-{sample['sample_id']}-")), None)
+            if ref:
+                known = {t["id"] for t in turns_of(sample)}
+                asked = [q["q"] for q in questions_of(sample, known)]
+                rates += duplicate_rate(url, key, ref, asked)
+        figures["duplicate_rate@10"] = round(sum(rates) / len(rates), 4) if rates else None
         return figures
     finally:
         server.terminate()

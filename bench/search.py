@@ -37,6 +37,7 @@ from memories.services.embedding.vector_index import embedding_index_ensure  # n
 from memories.services.retrieval import memories_search  # noqa: E402
 from memories.services.tenancy.api_keys import api_key_create  # noqa: E402
 from memories.services.tenancy.members import member_ensure, tenant_get_or_create  # noqa: E402
+from memories.services.write.records import lexemes_count  # noqa: E402
 from memories.text import content_hash, fold  # noqa: E402
 
 
@@ -127,12 +128,15 @@ def _insert(tenant, client_id, space, texts, vectors, rng):
         cursor.execute(
             "INSERT INTO memories_memory (id, tenant_id, client_id, kind, category, title, "
             "content, content_hash, language, attribute, attribute_value, negated, "
+            "speaker, subject, occurred_on, occurred_precision, context, "
             "search_vector, observed_at, created_at, source_kind, source_ref, origin_agent, "
             "project_id, task_id, run_id, tier, tier_pinned, status, status_reason, "
             "confidence, importance, freshness, usage_count, dup_count, evidence_count, "
             "last_seen_at, needs_embedding, tags, metadata, updated_at) "
             "SELECT id, %s, %s, 'semantic', 'fact', '', content, hash, 'en', '', '', false, "
-            "memory_search_vector(to_tsvector('english', folded), %s), seen, now(), "
+            "'', '', NULL, '', '', "
+            "memory_search_vector(setweight(to_tsvector('english', folded), 'A'), %s), "
+            "seen, now(), "
             "'import', '', '', '', '', '', "
             "'recall', false, 'active', '', 0.8, 0.5, 1.0, usage, 0, 1, seen, false, '{}', "
             "'{}', now() FROM bench_rows",
@@ -143,6 +147,8 @@ def _insert(tenant, client_id, space, texts, vectors, rng):
             "vector, created_at) SELECT id, %s, %s, %s, vector::vector, now() FROM bench_rows",
             [space.pk, tenant.pk, client_id],
         )
+        cursor.execute("SELECT array_agg(id) FROM bench_rows")
+        lexemes_count(cursor.fetchone()[0] or [])  # the word counts full text ranks with
 
 
 def timed(fn, runs):

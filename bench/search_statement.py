@@ -90,6 +90,7 @@ def _search(client, query: str) -> Search:
         space=space,
         vector=vector,
         words=retrieval._query_words(client.tenant, query),
+        speakers=(),
         text_config=client.tenant.language,
         filters=retrieval.NO_FILTERS,
         weights=retrieval.ranking_weights(),

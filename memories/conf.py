@@ -39,6 +39,9 @@ DEFAULTS: dict[str, Any] = {
     "SEARCH_FLOOR_SEMANTIC": 0.35,
     "SEARCH_FLOOR_COVERAGE": 0.3,
     "SEARCH_FLOOR_GAP": 0.11,
+    # what a word of the turn a memory answers counts for beside one of its own
+    "TEXT_CONTEXT_WEIGHT": 0.5,
+    "TEXT_SCALE": "best",  # BM25 scaled by the best candidate's ("best") or the query's ("query")
     "RECENCY_HALF_LIFE_DAYS": 14.0,
     "RANK_EVIDENCE_WEIGHT": 0.05,  # the ranking refresh adds evidence to the read weights
     # tiers (seed 000 §1.1)
@@ -53,11 +56,10 @@ DEFAULTS: dict[str, Any] = {
     "JOB_RUN_KEEP_DAYS": 90,  # the run log is pruned by the TTL sweep
     # TTL sweep (seed 004 §6, §8 job A)
     "OPERATIONAL_TTL_HOURS": 24,
-    "RAW_EPISODIC_TTL_DAYS": 14,  # consolidated episodes expire this long after last seen
     # decay and forgetting (seed 003 phase 2): score = confidence / (1 + days idle × rate)
     "DECAY_RATE_PER_DAY": 0.05,
-    "FORGET_SCORE_FLOOR": 0.1,
-    "FORGET_AFTER_DAYS": 30,  # soft-deleted once below the floor for this long
+    "DECAY_SCORE_FLOOR": 0.1,
+    "DECAY_ARCHIVE_AFTER_DAYS": 30,  # moved to archival once below the floor for this long
     # batch dedup and fusion (seed 004 §6 merge_threshold, §8 job B)
     "MERGE_THRESHOLD": 0.88,
     "FUSION_MIN_LEXICAL_OVERLAP": 0.6,  # Jaccard of the two statements' words

@@ -50,7 +50,7 @@ def _memories(answer) -> list[Memory]:
             None,
             "",
         ),
-        ("client", "No tengo hijos.", Kind.EPISODIC, "", None, ""),
+        ("client", "No tengo hijos.", Kind.SEMANTIC, "", None, ""),  # children: 0
         # A person in a conversation between people speaks of themselves, and of a day.
         (
             "Maria",

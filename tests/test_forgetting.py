@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 
-from memories.models import AuditEntry, JobRun, Memory
+from memories.models import AuditEntry, Client, JobRun, Memory
 from memories.services.jobs.forgetting import decay_sweep, ttl_sweep
 from memories.services.jobs.runner import job_run
 from tests import factories
@@ -60,7 +60,8 @@ def ttl_world(personas, frozen):
     return w
 
 
-EXPECTED = {"op_old": "operational", "past": "past_expires_at", "ep_old": "raw_episodic"}
+# Raw episodes are kept, consolidated or not: for many statements they are the only record.
+EXPECTED = {"op_old": "operational", "past": "past_expires_at"}
 
 
 def _assert_swept(w):
@@ -81,7 +82,7 @@ def _assert_swept(w):
 def test_ttl_sweep_expires_exactly_what_ran_out(personas, ttl_world):
     before = snapshot()
     counts = run(ttl_sweep, tenant_id=personas.tenant.pk)
-    assert counts == {"past_expires_at": 1, "operational": 1, "raw_episodic": 1}
+    assert counts == {"past_expires_at": 1, "operational": 1}
     assert changed(before, snapshot()) == {ttl_world[name].pk for name in EXPECTED}
     _assert_swept(ttl_world)
     assert sorted(
@@ -108,9 +109,9 @@ def test_ttl_sweep_interrupted_then_rerun_ends_the_same(personas, ttl_world, set
     assert Memory.objects.filter(status="expired").count() == 1
 
     rerun = job_run("ttl_sweep", tenant_id=personas.tenant.pk)
-    assert (rerun.outcome, rerun.counts) == ("succeeded", {"operational": 1, "raw_episodic": 1})
+    assert (rerun.outcome, rerun.counts) == ("succeeded", {"operational": 1})
     _assert_swept(ttl_world)
-    assert AuditEntry.objects.filter(action="memory.expired").count() == 3
+    assert AuditEntry.objects.filter(action="memory.expired").count() == 2
 
 
 def test_ttl_sweep_prunes_old_run_logs(personas, frozen):
@@ -168,16 +169,27 @@ def decay_world(personas, frozen):
     return w
 
 
-def test_decay_forgets_what_stayed_below_the_floor_for_30_days(personas, decay_world):
+def test_decay_archives_what_stayed_below_the_floor_for_30_days(personas, decay_world):
+    """Cold memories go to the archival tier (kept, still searched); none leaves the live set."""
     w = decay_world
-    before = snapshot(("status",))
+    before = snapshot(("status", "tier"))
     counts = run(decay_sweep)
-    assert counts == {"forgotten": 2, "freshness_updated": 7}
-    assert changed(before, snapshot(("status",))) == {w["idle_151"].pk, w["weak_71"].pk}
+    assert counts == {"archived": 2, "freshness_updated": 7}
+    assert changed(before, snapshot(("status", "tier"))) == {w["idle_151"].pk, w["weak_71"].pk}
     for name in ("idle_151", "weak_71"):
         w[name].refresh_from_db()
-        assert (w[name].status, w[name].invalidated_at) == ("deleted", NOW)
-        assert w[name].status_reason == "forgotten: decay score below 0.1 for more than 30 days"
+        assert (w[name].status, w[name].tier, w[name].invalidated_at) == (
+            "active",
+            "archival",
+            None,
+        )
+    assert AuditEntry.objects.filter(action="memory.set_tier").count() == 2
+    assert (
+        Memory.objects.exclude(status="active")
+        .exclude(status__in=["promoted", "candidate"])
+        .count()
+        == 0
+    )
     w["idle_149"].refresh_from_db()
     assert w["idle_149"].freshness == round(1 / (1 + 149 * 0.05), 4)
     w["read_lately"].refresh_from_db()
@@ -195,15 +207,58 @@ def test_decay_interrupted_then_rerun_ends_the_same(personas, decay_world, setti
     crash_on_call(monkeypatch, "memories.services.jobs.forgetting.clients_mark_profile_stale", 2)
     with pytest.raises(Crash):
         run(decay_sweep)
-    assert Memory.objects.filter(status="deleted").count() == 1
-    assert run(decay_sweep) == {"forgotten": 1}
-    assert set(Memory.objects.filter(status="deleted").values_list("pk", flat=True)) == {
+    assert Memory.objects.filter(tier="archival").count() == 1
+    assert run(decay_sweep) == {"archived": 1}
+    assert set(Memory.objects.filter(tier="archival").values_list("pk", flat=True)) == {
         decay_world["idle_151"].pk,
         decay_world["weak_71"].pk,
     }
 
 
 def test_forgetting_settings_come_from_the_seed_and_can_change(personas, decay_world, settings):
-    settings.MEMORYHUB = {"FORGET_AFTER_DAYS": 0}
+    settings.MEMORYHUB = {"DECAY_ARCHIVE_AFTER_DAYS": 0}
     run(decay_sweep)
-    assert Memory.objects.filter(status="deleted").count() == 3  # idle_149 too (> 120 days)
+    assert Memory.objects.filter(tier="archival").count() == 3  # idle_149 too (> 120 days)
+
+
+# --- two years on ---------------------------------------------------------------------------
+
+KEPT = {
+    "My daughter Alice is at university in Leeds.": "where does her daughter study",
+    "I prefer to be contacted by email.": "how to contact her",
+    "I work at Rolls-Royce in Derby.": "who is her employer",
+    "My risk profile is low.": "risk appetite",
+    "I decided to sell the flat in Salford.": "what did she decide about the flat",
+    "We went sailing around Mull with my brother.": "sailing trip with her brother",
+}
+
+
+def test_two_years_on_stable_memories_are_still_found_and_passing_ones_are_gone(
+    post_event, personas
+):
+    """Nobody reads the client's memory for two years; every job runs. Facts, preferences,
+    relationships, decisions and episodes are still found; what was meant to pass is not."""
+    from memories.services.jobs.runner import jobs_run_all
+    from memories.services.retrieval import memories_search
+
+    start = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    with time_machine.travel(start, tick=False):
+        for content in KEPT:
+            post_event(content, speaker="user", session="s1")
+        post_event("Backup job 41 finished.", source="tool", speaker="backup", session="s1")
+        post_event("I am in Rome until Friday.", speaker="user", session="s1")
+    client = Client.objects.get(tenant=personas.tenant, external_ref="emma")
+    with time_machine.travel(start + timedelta(days=730), tick=False):
+        runs = jobs_run_all(tenant_id=personas.tenant.pk)
+        assert {run.outcome for run in runs} == {"succeeded"}
+        for content, query in KEPT.items():
+            found = memories_search(client=client, query=query, k=5, record_access=False)
+            assert content in [h.memory.content for h in found], query
+        gone = Memory.objects.filter(client=client).exclude(status__in=["active"])
+        assert sorted(gone.values_list("content", "status")) == [
+            ("Backup job 41 finished.", "expired"),
+            ("I am in Rome until Friday.", "expired"),
+        ]
+        for query in ("rome", "backup job"):
+            found = memories_search(client=client, query=query, k=5, record_access=False)
+            assert not {h.memory.pk for h in found} & set(gone.values_list("pk", flat=True))

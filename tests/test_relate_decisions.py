@@ -4,7 +4,7 @@ one; a decision about something else does not."""
 import pytest
 
 from memories.models import Status
-from memories.services.write.relate import _decision_changed
+from memories.services.write.changes import decision_changed as _decision_changed
 
 CHANGED = [
     (

@@ -4,7 +4,7 @@ that counts something else, or says more besides, does not."""
 import pytest
 
 from memories.models import Status
-from memories.services.write.relate import _quantity_changed
+from memories.services.write.changes import quantity_changed as _quantity_changed
 
 CHANGED = [
     ("I have two grandchildren.", "I have three grandchildren now, little Oliver was born."),

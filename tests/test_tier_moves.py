@@ -139,7 +139,7 @@ def test_ranking_refresh(personas):
         assert run(ranking_refresh) == {"memories": 2}
     scores = dict(Memory.objects.values_list("pk", "rank_score"))
     # Weights (read path + evidence): recency .10, usage .05, evidence .05, confidence .05,
-    # importance 0, canonicity .05, normalised by their sum .30.
-    assert scores[fresh.pk] == round((0.10 + 0 + 0.05 + 0.05 * 0.7 + 0.05 * 0.6) / 0.30, 4)
-    assert scores[used.pk] == round((0.10 + 0.05 + 0 + 0.05 * 0.7 + 0.05 * 1.0) / 0.30, 4)
+    # importance .10 (0.5 here), canonicity .05, normalised by their sum .40.
+    assert scores[fresh.pk] == round((0.10 + 0 + 0.05 + 0.05 * 0.7 + 0.05 + 0.05 * 0.6) / 0.40, 4)
+    assert scores[used.pk] == round((0.10 + 0.05 + 0 + 0.05 * 0.7 + 0.05 + 0.05 * 1.0) / 0.40, 4)
     assert scores[gone.pk] is None

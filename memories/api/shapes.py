@@ -1,5 +1,5 @@
 """Response shapes, for the OpenAPI schema only: the views write these dicts directly
-(``memories.api.serializers``' ``*_data`` functions), and these classes describe them."""
+(``memories.api.outputs``' ``*_data`` functions), and these classes describe them."""
 
 from __future__ import annotations
 

@@ -78,11 +78,12 @@ def when_of(memory: Memory) -> str:
     day = memory.occurred_on
     if day is None:
         return memory.observed_at.date().isoformat()
-    return {
+    spans: dict[str, str] = {
         Precision.WEEK: f"week of {day.isoformat()}",
         Precision.MONTH: day.strftime("%Y-%m"),
         Precision.YEAR: str(day.year),
-    }.get(memory.occurred_precision, day.isoformat())
+    }
+    return spans.get(memory.occurred_precision, day.isoformat())
 
 
 def render_text(*, core, static, hits, dynamic, budget: int) -> str:

@@ -10,7 +10,13 @@ from dataclasses import dataclass
 
 from memories.services.extraction import patterns as cues
 from memories.services.extraction import vocabulary
-from memories.services.extraction.normalise import WEEKDAYS, match_form, spot_entities, words
+from memories.services.extraction.normalise import (
+    NUMBER_WORDS,
+    WEEKDAYS,
+    match_form,
+    spot_entities,
+    words,
+)
 from memories.services.extraction.patterns import words_of
 
 
@@ -50,7 +56,7 @@ REACTIONS = {
 }
 KNOWN_ATTRIBUTES = words_of(
     "language report_frequency meeting_time contact_channel risk_profile marital_status "
-    "email_address phone_number residence employer occupation"
+    "email_address phone_number residence employer occupation children"
 )
 
 
@@ -60,17 +66,41 @@ def _first(table: _Table, text: str) -> str:
     return min(hits)[1] if hits else ""
 
 
-def _service_attribute(folded: str) -> tuple[str, str]:
-    """How, when and in which language to serve the client."""
+# After these, what is named is what the client chooses ("Mornings don't work anymore, I
+# prefer afternoons"): a value is looked for there first.
+_CHOOSES = re.compile(
+    r"\b(?:prefer\w*|rather|instead|preferisc\w*|preferire\w*|prefier\w*|preferir\w*)\b"
+)
+# Statements about reaching the client: the channel says more than the time of day.
+CONTACT = re.compile(
+    r"\b(?:be\s)?contact(?:ed)?\b|\b(?:call|ring|reach|text|email|write to|message)\s(?:me|us)\b"
+    r"|\b(?:contattat\w*|contattarmi|contattarci|chiamarmi|scrivermi|essere contattat\w*"
+    r"|contacten|contactarme|llamen|llamarme|escriban|escribirme)\b"
+)
+
+
+def service_attribute(folded: str) -> tuple[str, str]:
+    """How, when and in which language to serve the client: in what follows a "prefer"
+    when that names one, else in the whole clause."""
+    chosen = _CHOOSES.search(folded)
+    if chosen and (found := _service_value(folded[chosen.end() :]))[0]:
+        return found
+    return _service_value(folded)
+
+
+def _service_value(folded: str) -> tuple[str, str]:
     if language := vocabulary.LANGUAGE.search(folded):
         return "language", vocabulary.LANGUAGE_CODES[language.group(1)[:4]]
     if vocabulary.REPORTS.search(folded) and (frequency := _first(_FREQUENCIES, folded)):
         return "report_frequency", frequency
+    channel = _first(_CHANNELS, folded)
+    if channel and CONTACT.search(folded):
+        return "contact_channel", channel
     weekday = _WEEKDAY.search(folded)
     day = _WEEKDAY_NAMES[WEEKDAYS[weekday.group(1)]] if weekday else ""
     if when := " ".join(part for part in (day, _first(_DAYPARTS, folded)) if part):
         return "meeting_time", when
-    if channel := _first(_CHANNELS, folded):
+    if channel:
         return "contact_channel", channel
     return "", ""
 
@@ -108,7 +138,10 @@ _ELISION = re.compile(r"^(?:l|un|dell|all|nell|dall|sull|d)'")
 
 def _phrase(obj: str, language: str, verb_first: bool) -> tuple[str, str]:
     """(value, head) of an object: 'any index funds in…' → ('index funds', 'funds')."""
-    first_clause = re.split(r"[,;:.!?()]", obj)[0]
+    # A comma ends the phrase unless adjectives go on after it ("long, detailed answers").
+    first_clause = re.split(
+        r"[;:.!?()]|,\s(?=(?:and|but|or|so|not|please|i|we|you|it|e|ma|o|y|pero)\b)|,$", obj
+    )[0].replace(",", " ")
     tokens = [_ELISION.sub("", token) for token in words(first_clause)]  # l'oro → oro
     infinitive, n = re.compile(cues.INFINITIVE[language]), len(tokens)
 
@@ -136,7 +169,24 @@ def _phrase(obj: str, language: str, verb_first: bool) -> tuple[str, str]:
     return " ".join(chunk), _HEADS.get(head, head)
 
 
+def children_count(folded: str) -> str:
+    """How many children a statement says the client has ("" when it does not say)."""
+    found = vocabulary.CHILDREN.search(folded)
+    if not found:
+        return ""
+    if found["none_en"] or found["none_it"] or found["none_es"]:
+        return "0"
+    said = found["n"] or found["n_it"] or found["n_es"]
+    if said == "no":
+        return "0"
+    if said.isdigit():
+        return said
+    return str(NUMBER_WORDS[said]) if said in NUMBER_WORDS else ""
+
+
 def _fact_attribute(match: Match, folded: str, original: str, language: str) -> tuple[str, str]:
+    if count := children_count(folded):
+        return "children", count
     if status := _first(_MARITAL, folded):
         return "marital_status", status
     for entity in spot_entities(original):
@@ -173,9 +223,14 @@ def _person_attribute(match: Match, original: str, language: str) -> tuple[str, 
     return "", ""
 
 
+# A goal to put money in something is a stance towards it ("I want to invest in crypto"), as
+# "I no longer want crypto" is: both are keyed ``preference:<head noun>``.
+_STANCE = re.compile(r"\b(?:invest\w*|put money|investire|investir\w*|invertir)\s(?:in|en)\b")
+
+
 def attribute_of(match: Match, folded: str, original: str, language: str) -> tuple[str, str]:
     category = match.category
-    if category in ("preference", "decision") and (found := _service_attribute(folded))[0]:
+    if category in ("preference", "decision") and (found := service_attribute(folded))[0]:
         return found
     if category in ("preference", "decision", "fact") and (level := _risk(folded)):
         return "risk_profile", level
@@ -183,8 +238,10 @@ def attribute_of(match: Match, folded: str, original: str, language: str) -> tup
         return _fact_attribute(match, folded, original, language)
     if category == "relationship":
         return _person_attribute(match, original, language)
-    if category == "preference":
-        value, head = _phrase(match.obj, language, bool(match.rule and match.rule.verb_first))
+    stance = category == "goal" and bool(_STANCE.search(folded))
+    if category == "preference" or stance:
+        verb_first = stance or bool(match.rule and match.rule.verb_first)
+        value, head = _phrase(match.obj, language, verb_first)
         if head:
             return f"preference:{head}", value
     return "", ""

@@ -56,13 +56,17 @@ from datetime import datetime, timedelta
 from itertools import islice
 
 from memories.services.extraction import patterns as cues
+from memories.services.extraction import vocabulary
 from memories.services.extraction.clauses import (
+    CONTACT,
     KNOWN_ATTRIBUTES,
     REACTIONS,
     STOPWORDS,
     Match,
     attribute_of,
+    children_count,
     classify,
+    service_attribute,
 )
 from memories.services.extraction.normalise import (
     detect_language,
@@ -227,8 +231,17 @@ def _candidate(
     time = resolve_time(folded, observed_at)
     match = classify(folded, language)
     reported = bool(match and match.rule and match.rule.third_person)
+    if match and match.category == "request" and service_attribute(folded)[0] in _STANDING:
+        # "Please write to me in English", "I'd like monthly reports": asked, and how the
+        # client wants to be served from now on.
+        match = Match(match.rule, "preference", match.obj, match.negated)
     if (reported and who in CLIENT_SPEAKERS) or (match and match.category == "request"):
         return None  # the client speaking of someone else, or asking for something
+    if match is None and source not in ("tool", "observation"):
+        if _standing(folded):
+            match = Match(None, "preference", folded)  # "Please write to me in English."
+        elif children_count(folded):
+            match = Match(None, "fact", folded)  # "No tengo hijos."
     operational = source in ("tool", "observation")
     if match is None or operational:
         if not _substantive(folded):
@@ -252,6 +265,13 @@ def _candidate(
     attribute, value = attribute_of(match, folded, content, language)
     if category == "preference" and (not attribute or attribute in REACTIONS):
         return None  # "I love it!", "Mi piace!", "I like that idea": reactions, not preferences
+    # "I'm not married", "non sono sposato", "ya no vivo en Sevilla": the fact, denied.
+    negated = match.negated or (
+        category == "fact" and attribute in _DENIABLE and bool(_DENIED.search(folded))
+    )
+    spouse = category == "relationship" and (
+        vocabulary.ONE_PERSON_ROLES.get(match.role) in vocabulary.SPOUSE_ROLES
+    )
 
     expires_at = None
     if operational:
@@ -277,10 +297,33 @@ def _candidate(
         language=language,
         attribute=attribute,
         value=value,
-        negated=match.negated,
-        tags=(*entities, *(flag for flag, on in flags if on)),
+        negated=negated,
+        tags=(*entities, *(flag for flag, on in flags if on), *(["spouse"] if spouse else [])),
         occurred=resolve_past(folded, observed_at),
     )
+
+
+# How the client is served from now on, even when asked for ("write to me in English"); a
+# time asked for is one appointment, not a standing preference.
+_STANDING = frozenset({"language", "contact_channel", "report_frequency"})
+
+
+def _standing(folded: str) -> bool:
+    """Says how the client is to be served, without a cue: a language or a report frequency,
+    or a channel with a verb of reaching them ("please write to me in English")."""
+    attribute, _ = service_attribute(folded)
+    return attribute in _STANDING and (
+        attribute != "contact_channel" or bool(CONTACT.search(folded))
+    )
+
+
+_DENIABLE = frozenset({"marital_status", "residence", "employer", "occupation"})
+_DENIED = re.compile(
+    r"\b(?:not|never|no longer|n't|non|no|nunca|mai|ya no|non piu|nemmeno)\s"
+    r"(?:\w+\s){0,2}(?:married|divorced|sposat\w*|casad\w*|divorziat\w*|divorciad\w*|live|"
+    r"living|work|working|vivo|abito|lavoro|trabajo|vive|lavora|trabaja|am|sono|estoy|soy)\b"
+    r"|\b(?:i'm|i am|im)\snot\b"
+)
 
 
 def _confidence(

@@ -154,7 +154,7 @@ EN: tuple[Rule, ...] = (
     _r("fact", rf"{_I}{_ADVS}\swork\sas\s(?:an?\s)?", "@occupation"),
     _r("fact", rf"{_I}{_ADVS}\swork\s(?:at|for|with)\s(?!home\b)", "@employer"),
     _r("fact", rf"{_IM}\s(?:employed|working)\s(?:at|by|for)\s", "@employer"),
-    _r("fact", rf"{_IM}\s(?:now\s|recently\s|happily\s)?(?:married|divorced|widowed|separated|single|engaged|a widow(?:er)?)\b"),
+    _r("fact", rf"{_IM}\s(?:not\s|no longer\s)?(?:now\s|recently\s|happily\s)?(?:married|divorced|widowed|separated|single|engaged|a widow(?:er)?)\b"),
     _r("fact", rf"{_I}(?:'ve| have)?\s(?:been|got)\s(?:married|divorced|separated|engaged)\b"),
     _r("fact", rf"{_IM}\s(?:now\s|recently\s|already\s|originally\s)?{_STATUS_EN}\b"),
     _r("fact", rf"{_IM}\san?\s(?!bit\b|little\b|lot\b|fan\b|big fan\b|client\b|customer\b)", "@occupation"),
@@ -261,7 +261,7 @@ _MI = r"(?:mi|mis|nuestro|nuestra|nuestros|nuestras)"
 _ROLES_ES = _any(
     "esposa esposo marido mujer pareja novio novia prometido prometida hijo hija hijos hijas "
     "hermano hermana hermanos hermanas padre madre papa mama padres nieto nieta nietos nietas "
-    "abuelo abuela suegro suegra yerno nuera contador contadora contable abogado abogada notario "
+    "abuelo abuela suegro suegra yerno nuera contador contadora contable gestor gestora abogado abogada notario "
     "notaria medico medica asesor asesora socio socia secretaria secretario gestor gestora"
 )
 _PROFESSIONS_ES = _any(
@@ -407,7 +407,21 @@ FORMULAS = re.compile(
     r"|(?:muchas )?gracias|hola|buenos dias|buenas(?: tardes| noches)?|hasta (?:luego|pronto|manana)"
     r"|(?:vengo|vengo con|traigo|tengo) (?:noticias|novedades)|(?:ho|porto|ci sono) (?:delle |tante )?novita"
     r"|tante novita|(?:i have|i've got|got) (?:some )?news|(?:big|great|some) news"
+    r"|speak (?:soon|later)|catch you later"
     r"|nos vemos|como estas|que tal|mucho gusto|de nada|igualmente)\b"
+)
+# Sentences that only acknowledge or announce ("Thanks for sending the options.", "A quick
+# question about the ISA."): what they name is said elsewhere, by the other side or next.
+ACKNOWLEDGEMENTS = re.compile(
+    r"^\W*(?:thanks?|thank you|many thanks|cheers|grazie|gracias|muchas gracias)\b"
+    r"|^\W*(?:i have |i've got |just |one more |another )?(?:a )?(?:quick |small |short )?"
+    r"question\b|^\W*(?:ho )?una (?:domanda|piccola domanda)\b|^\W*(?:tengo )?una pregunta\b"
+    # Putting the subject off: "let's talk about it next time", "ne parliamo al prossimo
+    # incontro", "lo hablamos luego", "let me think about it".
+    r"|^\W*(?:let's|lets|we can|we'll|we will)\s(?:talk|discuss|chat)\s(?:about\s)?(?:it|that|this)\b"
+    r"|^\W*(?:let me|i'll|i will|i need to)\sthink\s(?:about\s)?(?:it|that)\b"
+    r"|^\W*(?:ne|lo|ce ne)\s(?:parliamo|riparliamo|discutiamo|parleremo)\b|^\W*ci (?:penso|pensero)\b"
+    r"|^\W*(?:lo|ya lo)\s(?:hablamos|hablaremos|comentamos|pienso|pensare)\b|^\W*ya hablaremos\b"
 )
 QUESTION_START = re.compile(
     r"^\W*(?:can|could|would|will|do|does|did|is|are|am|was|were|have|has|should|shall|may"
@@ -416,7 +430,9 @@ QUESTION_START = re.compile(
     r"|podrias|pueden|como|cuando|donde|por que|quien|quienes|que|cual|cuales|cuanto|cuanta"
     r"|cuantos|cuantas)\b"
 )
-NEGATION_START = re.compile(r"^(?:to\s|di\s|de\s)?(?:not|never|non|no|nunca|mai)\b")
+NEGATION_START = re.compile(
+    r"^(?:to\s|di\s|de\s)?(?:not|never|non|no|nunca|mai)\b|^(?:against|contro|en contra de)\b"
+)
 # Greetings and fillers before a statement ("Thanks, I prefer…", "Hola Ana, …"), dropped from
 # the content; only when punctuation follows, so "No quiero…" keeps its negation.
 DISCOURSE = re.compile(

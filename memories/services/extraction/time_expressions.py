@@ -251,8 +251,8 @@ def resolve_past(folded: str, observed_at: datetime) -> Happened | None:
         n = int(amount) if amount.isdigit() else _FEW.get(amount) or NUMBER_WORDS[amount]
         found.append((m.start(), _back(today, _UNITS[unit], n)))
     for pattern, unit, n in _PAST_PATTERNS:
-        if m := pattern.search(folded):
-            found.append((m.start(), _span_back(today, unit, n)))
+        if said := pattern.search(folded):
+            found.append((said.start(), _span_back(today, unit, n)))
     for m in _PAST_WEEKDAY.finditer(folded):
         weekday = WEEKDAYS[m["d"] or m["d2"] or m["d3"]]
         found.append(

@@ -13,7 +13,7 @@ import re
 
 # Canonical values of the well-known attributes: the earliest mention in a clause wins.
 # fmt: off
-LANGUAGE = re.compile(r"\b(?:in|en|into|speak|speaking|talk|parlare|parlo|parliamo|hablar|hablo|hablamos|lingua|idioma)\s(?:lingua\s)?(english|inglese|ingles|italian|italiano|spanish|spagnolo|espanol|castellano|french|francese|frances|german|tedesco|aleman|portuguese|portoghese|portugues)\b")
+LANGUAGE = re.compile(r"\b(?:in|en|into|speak|speaking|talk|prefer|preferably|parlare|parlo|parliamo|preferisco|hablar|hablo|hablamos|prefiero|lingua|idioma)\s(?:lingua\s)?(english|inglese|ingles|italian|italiano|spanish|spagnolo|espanol|castellano|french|francese|frances|german|tedesco|aleman|portuguese|portoghese|portugues)\b")
 LANGUAGE_CODES = {"engl": "en", "ingl": "en", "ital": "it", "span": "es", "spag": "es", "espa": "es", "cast": "es", "fren": "fr", "fran": "fr", "germ": "de", "tede": "de", "alem": "de", "port": "pt"}
 REPORTS = re.compile(r"\b(?:reports?|statements?|updates?|summar(?:y|ies)|newsletters?|rendicont[oi]|estratt[oi]|aggiornament[oi]|resocont[oi]|informes?|extractos?|resumen(?:es)?|actualizacion(?:es)?|estados? de cuenta)\b")
 FREQUENCIES = {
@@ -41,7 +41,7 @@ CHANNELS = {  # in order of specificity: "video call" before "call", "whatsapp m
 RISK_LEVELS = {
     r"low[- ]risk|risk[- ]averse|conservative|cautious|prudent|defensive|basso rischio|rischio basso|prudente|conservativ[oa]|conservat(?:ore|rice)|difensiv[oa]|caut[oa]|bajo riesgo|riesgo bajo|conservador(?:a)?|defensiv[oa]|cautelos[oa]": "low",
     r"medium[- ]risk|moderate|balanced|medio rischio|rischio medio|moderat[oa]|bilanciat[oa]|equilibrat[oa]|riesgo medio|moderad[oa]|equilibrad[oa]": "medium",
-    r"high[- ]risk|aggressive|dynamic|alto rischio|rischio alto|aggressiv[oa]|dinamic[oa]|alto riesgo|riesgo alto|agresiv[oa]": "high",
+    r"high[- ]risk|risky|aggressive|dynamic|alto rischio|rischio alto|rischios[oaie]|aggressiv[oa]|dinamic[oa]|alto riesgo|riesgo alto|arriesgad[oa]s?|agresiv[oa]": "high",
 }
 # A risk word counts when the clause is about investing, or when it can only mean risk.
 RISK_CONTEXT = re.compile(r"\b(?:risk\w*|invest\w*|portfolio|profile|approach|strateg\w*|allocation|products?|rischi?o?|investitor\w*|portafoglio|profilo|approccio|prodotti|persona|riesgos?|inversor\w*|inversi\w*|invertir|cartera|perfil|enfoque|estrategia|productos)\b")
@@ -55,11 +55,23 @@ MARITAL_STATUSES = {
     r"single|celibe|nubile|solter[oa]s?": "single",
 }
 # One-person roles: a new name for the same role contradicts the old one.
+# The roles that make a marriage: saying one is married, however else the statement goes.
+SPOUSE_ROLES = frozenset({"wife", "husband"})
+# How many children a statement says one has ("I have two kids", "non ho figli", "tengo un
+# hijo"): the count is a fact of its own, so a new count supersedes the old one.
+CHILDREN = re.compile(
+    r"\b(?:i|we)\s(?:have|'ve got|have got|ve got)\s(?P<n>no|\w+)\s(?:\w+\s)?(?:children|kids|child|kid|sons?|daughters?)\b"
+    r"|\b(?:i|we)\s(?:don't|do not|dont)\shave\s(?:any\s)?(?P<none_en>children|kids)\b"
+    r"|\b(?:ho|abbiamo)\s(?P<n_it>\w+)\s(?:figli[oe]?|figlia|bambin[ie])\b"
+    r"|\bnon\s(?:ho|abbiamo)\s(?P<none_it>figli|bambini)\b"
+    r"|\b(?:tengo|tenemos)\s(?P<n_es>\w+)\s(?:hij[oa]s?|nin[oa]s?)\b"
+    r"|\bno\s(?:tengo|tenemos)\s(?P<none_es>hijos|ninos)\b"
+)
 ONE_PERSON_ROLES = {
     "wife": "wife", "moglie": "wife", "esposa": "wife", "mujer": "wife",
     "husband": "husband", "marito": "husband", "esposo": "husband", "marido": "husband",
     "partner": "partner", "compagno": "partner", "compagna": "partner", "pareja": "partner",
-    "accountant": "accountant", "commercialista": "accountant", "contador": "accountant", "contadora": "accountant", "contable": "accountant",
+    "accountant": "accountant", "commercialista": "accountant", "contador": "accountant", "contadora": "accountant", "contable": "accountant", "gestor": "accountant", "gestora": "accountant", "asesor fiscal": "accountant", "asesora fiscal": "accountant", "tax adviser": "accountant", "tax advisor": "accountant",
     "lawyer": "lawyer", "attorney": "lawyer", "solicitor": "lawyer", "avvocato": "lawyer", "avvocata": "lawyer", "abogado": "lawyer", "abogada": "lawyer",
     "notary": "notary", "notaio": "notary", "notario": "notary", "banker": "banker", "doctor": "doctor", "medico": "doctor",
 }

@@ -1,10 +1,14 @@
-"""Forgetting: the TTL sweep (seed 004 §8 job A) and decay (seed 003 phase 2).
+"""Forgetting that loses nothing worth keeping: the TTL sweep (seed 004 §8 job A) and
+decay (seed 003 phase 2, reconciled with seed 000's tiers).
 
-Nothing is deleted: a memory that runs out of time becomes ``expired``, one that decayed
-below the floor becomes ``deleted`` (a soft delete) with the reason in ``status_reason``,
-and both keep their rows, evidence and relations. Each rule claims its rows in batches
-with ``FOR UPDATE SKIP LOCKED`` and only rows still live match, so a second run, or a
-second worker, finds nothing left to do.
+Only what is meant to pass leaves the live set: operational context past its TTL and
+memories past their ``expires_at`` become ``expired`` (explicit forgets, supersedes and
+merges are their own doors). Decay lowers a memory's freshness as it goes unread and
+unrestated, and moves a memory that stayed below the floor to the ``archival`` tier, which
+is kept for ever and still searched: a client's children, employer or risk profile are not
+deleted for going unread. Nothing is deleted: rows, evidence and relations stay. Each rule
+claims its rows in batches with ``FOR UPDATE SKIP LOCKED`` and only rows still matching
+are touched, so a second run, or a second worker, finds nothing left to do.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.db import connection, transaction
-from django.db.models import BooleanField, Exists, OuterRef
+from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
@@ -23,9 +27,8 @@ from memories.models import (
     JobRun,
     Kind,
     Memory,
-    Relation,
-    RelationType,
     Status,
+    Tier,
 )
 from memories.services.jobs.claims import batches, claimed_in_batches
 from memories.services.jobs.runner import JobCounts
@@ -38,7 +41,6 @@ def ttl_sweep(*, tenant_id=None, counts: JobCounts) -> None:
     live = Memory.objects.filter(status__in=LIVE_STATUSES)
     if tenant_id is not None:
         live = live.filter(tenant_id=tenant_id)
-    consolidated = Relation.objects.filter(target=OuterRef("pk"), type=RelationType.DERIVES)
     rules = [
         ("past_expires_at", live.filter(expires_at__lte=now), "expired: past its expiry"),
         (
@@ -49,15 +51,6 @@ def ttl_sweep(*, tenant_id=None, counts: JobCounts) -> None:
                 last_seen_at__lt=now - timedelta(hours=float(setting("OPERATIONAL_TTL_HOURS"))),
             ).exclude(status=Status.PROMOTED),
             "expired: operational context older than its TTL",
-        ),
-        (
-            "raw_episodic",
-            live.filter(
-                Exists(consolidated),
-                kind=Kind.EPISODIC,
-                last_seen_at__lt=now - timedelta(days=float(setting("RAW_EPISODIC_TTL_DAYS"))),
-            ).exclude(status=Status.PROMOTED),
-            "expired: raw episode, consolidated and past its TTL",
         ),
     ]
     for name, queryset, reason in rules:
@@ -72,15 +65,16 @@ def ttl_sweep(*, tenant_id=None, counts: JobCounts) -> None:
 
 
 def decay_sweep(*, tenant_id=None, counts: JobCounts) -> None:
-    """Freshness = 1 / (1 + idle days × rate); a memory whose confidence × freshness has been
-    below the floor for FORGET_AFTER_DAYS is forgotten. Idle means neither read nor restated.
+    """Freshness = 1 / (1 + idle days × rate); a recall memory whose confidence × freshness
+    has been below the floor for DECAY_ARCHIVE_AFTER_DAYS moves to the archival tier (its
+    status stays). Idle means neither read nor restated; pinned tiers are left alone.
 
     The score only falls with idle time, so the day it crossed the floor follows from the
     last activity: confidence / (1 + d × rate) < floor ⇔ d > (confidence / floor − 1) / rate.
     """
     now = timezone.now()
-    rate, floor = float(setting("DECAY_RATE_PER_DAY")), float(setting("FORGET_SCORE_FLOOR"))
-    after = float(setting("FORGET_AFTER_DAYS"))
+    rate, floor = float(setting("DECAY_RATE_PER_DAY")), float(setting("DECAY_SCORE_FLOOR"))
+    after = float(setting("DECAY_ARCHIVE_AFTER_DAYS"))
     counts.add("freshness_updated", _refresh_freshness(tenant_id, now, rate))
 
     below_long_enough = RawSQL(
@@ -89,18 +83,15 @@ def decay_sweep(*, tenant_id=None, counts: JobCounts) -> None:
         [now, floor, rate, after],
         output_field=BooleanField(),
     )
-    forgettable = (
-        Memory.objects.filter(status=Status.ACTIVE, tier_pinned=False)
-        .alias(forget=below_long_enough)
-        .filter(forget=True)
+    cold = (
+        Memory.objects.filter(status=Status.ACTIVE, tier=Tier.RECALL, tier_pinned=False)
+        .alias(cold=below_long_enough)
+        .filter(cold=True)
     )
     if tenant_id is not None:
-        forgettable = forgettable.filter(tenant_id=tenant_id)
-    reason = f"forgotten: decay score below {floor:g} for more than {after:g} days"
-    counts.add(
-        "forgotten",
-        _invalidate(forgettable, status=Status.DELETED, reason=reason, now=now, job="decay"),
-    )
+        cold = cold.filter(tenant_id=tenant_id)
+    reason = f"archived: decay score below {floor:g} for more than {after:g} days"
+    counts.add("archived", _archive(cold, reason=reason))
 
 
 def _refresh_freshness(tenant_id, now, rate: float) -> int:
@@ -122,6 +113,40 @@ def _refresh_freshness(tenant_id, now, rate: float) -> int:
             )
             updated += cursor.rowcount
     return updated
+
+
+def _archive(queryset, *, reason: str) -> int:
+    """Claim matching rows batch by batch, move them to archival, audit each."""
+    size = int(setting("JOB_BATCH_SIZE"))
+
+    def claim() -> list:
+        return list(
+            queryset.select_for_update(skip_locked=True, of=("self",))
+            .order_by()
+            .values_list("pk", "tenant_id", "client_id")[:size]
+        )
+
+    def work(rows: list) -> None:
+        Memory.objects.filter(pk__in=[pk for pk, _, _ in rows], tier=Tier.RECALL).update(
+            tier=Tier.ARCHIVAL
+        )
+        AuditEntry.objects.bulk_create(
+            [
+                audit_entry(
+                    tenant_id=tenant_id,
+                    actor_label="job:decay",
+                    action="memory.set_tier",
+                    object_type="memory",
+                    object_id=pk,
+                    reason=reason,
+                    data={"from": Tier.RECALL, "to": Tier.ARCHIVAL},
+                )
+                for pk, tenant_id, _ in rows
+            ]
+        )
+        clients_mark_profile_stale(client_ids={client for _, _, client in rows})
+
+    return claimed_in_batches(claim, work)
 
 
 def _invalidate(queryset, *, status: str, reason: str, now, job: str) -> int:

@@ -4,9 +4,10 @@ default (no model, no cost); ``SUMMARIZER=llm`` asks the configured OpenAI-compa
 model and falls back to the heuristic on any failure.
 
 The summary rests on the session's events (evidence) and ``derives`` from the memories
-extracted from them, which marks the raw episodes consolidated: the TTL sweep expires them
-after RAW_EPISODIC_TTL_DAYS. A session that receives events after its summary is
-summarised again; the new summary ``updates`` (supersedes) the old one.
+extracted from them; those stay (for many statements an episode is the only record: they
+go to the archival tier when cold, never expire for being raw). A session that receives
+events after its summary is summarised again; the new summary ``updates`` (supersedes) the
+old one.
 """
 
 from __future__ import annotations

@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import statistics
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -49,14 +48,16 @@ __all__ = ["Filters", "Hit", "memories_search", "ranking_weights"]
 
 NO_FILTERS = Filters()
 
-# Chosen by `manage.py memory_eval --compare-weightings` on the shipped dataset (see
-# docs/decisions.md): best recall@1, equal best recall@3 among the weightings tried.
+# Chosen with `bench/ranking_weights.py` on LoCoMo (conversations nobody here wrote) and on
+# `memory_eval` in one run (docs/decisions.md): text counts less than meaning because BM25 is
+# scaled to its best candidate; importance lets a typed fact outrank an episode that only
+# shares its words.
 DEFAULT_WEIGHTS = {
     "semantic": 0.50,
-    "text": 0.25,
+    "text": 0.15,
     "recency": 0.10,
     "confidence": 0.05,
-    "importance": 0.0,
+    "importance": 0.10,
     "usage": 0.05,
     "canonicity": 0.05,
     "speaker": 0.10,
@@ -196,9 +197,7 @@ def _scored_candidates(search: Search) -> list[_Candidate]:
             cursor.execute(*candidates_statement(search, thorough=True))
             fetched = cursor.fetchall()
     width, at = len(SCORED_COLUMNS), len(SCORED_COLUMNS) + 1 + len(COMPONENTS)
-    floor = Floor.configured()
-    relevance = [(row[width + 1], row[at]) for row in fetched]
-    if not floor.answers(relevance):
+    if fetched and not Floor.configured().answers(Relevance(*fetched[0][at : at + 4])):
         return []  # nothing matches: that is the answer, not the client's nearest memories
     return [
         _Candidate(
@@ -206,11 +205,22 @@ def _scored_candidates(search: Search) -> list[_Candidate]:
             content_hash=row[_CONTENT_HASH],
             base=row[width],
             components=row[width + 1 : at],
-            close=dict(zip(row[at + 1] or (), row[at + 2] or (), strict=True)),
+            close=dict(zip(row[at + 4] or (), row[at + 5] or (), strict=True)),
             columns=row[:width],
         )
         for row in fetched
     ]
+
+
+@dataclass(frozen=True)
+class Relevance:
+    """Of every candidate of a search: the best and the median cosine, the best share of
+    the query's word weight, and how many there were."""
+
+    best_semantic: float
+    median_semantic: float
+    best_coverage: float
+    candidates: int
 
 
 @dataclass(frozen=True)
@@ -236,14 +246,12 @@ class Floor:
             float(setting("SEARCH_FLOOR_GAP")),
         )
 
-    def answers(self, relevance: list[tuple[float, float]]) -> bool:
-        """``relevance``: (cosine, coverage) of every candidate."""
-        if any(s >= self.semantic or c >= self.coverage for s, c in relevance):
+    def answers(self, relevance: Relevance) -> bool:
+        if relevance.best_semantic >= self.semantic or relevance.best_coverage >= self.coverage:
             return True
-        cosines = [s for s, _ in relevance]
-        if len(cosines) < self.GAP_CANDIDATES:
+        if relevance.candidates < self.GAP_CANDIDATES:
             return False
-        return max(cosines) - statistics.median(cosines) >= self.gap
+        return relevance.best_semantic - relevance.median_semantic >= self.gap
 
 
 _ID, _CONTENT_HASH = SCORED_COLUMNS.index("id"), SCORED_COLUMNS.index("content_hash")

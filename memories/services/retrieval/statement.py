@@ -20,6 +20,13 @@ from memories.models import (
     unexpired_sql,
     vector_literal,
 )
+from memories.services.retrieval.text import (
+    BM25_OF_M,
+    COVERAGE_OF_M,
+    bm25_params,
+    text_ctes,
+    text_scaled,
+)
 
 COMPONENTS = (
     "semantic",
@@ -40,12 +47,6 @@ def canonicity_sql(status_column: str) -> str:
     return f"CASE {status_column} {cases} ELSE 0.2 END::float8"
 
 
-# BM25 (Robertson's k1 and b; b low, as statements vary less in length than documents),
-# and what a word of the turn a memory answers counts for beside one of its own.
-BM25_K1, BM25_B = 1.2, 0.4
-CONTEXT_WEIGHT = 0.5
-# A term in more than this share of the client's memories is not looked up (see _text_ctes).
-COMMON_SHARE = 0.1
 # Rows scored in SQL; the redundancy-aware selection looks only this deep (× k).
 SELECTION_DEPTH = 3
 # Below this cosine two memories do not repeat each other at all.
@@ -205,7 +206,7 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
                 )
             )
     if search.words:
-        ctes += _text_ctes(search, where, where_params)
+        ctes += text_ctes(search, where, where_params)
         sources.append(("SELECT id FROM text_pool", []))
     if not sources:
         return "", []
@@ -217,12 +218,12 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
     params = [p for _, cte_params in ctes for p in cte_params]
     params += [p for _, source_params in sources for p in source_params]
     if search.words:
-        # BM25 over the memory's words, its speaker's name and (at CONTEXT_WEIGHT) the turn
-        # it answers, each term weighed by its rarity among the client's memories; then
+        # BM25 over the memory's words, its speaker's name and (at TEXT_CONTEXT_WEIGHT) the
+        # turn it answers, each term weighed by its rarity among the client's memories; then
         # scaled so the best candidate scores 1. ``coverage``: the share of the query's
         # weight (its rare words weigh most) that the memory holds, for the relevance floor.
-        text, text_params = _BM25_OF_M, _bm25_params()
-        coverage = _COVERAGE_OF_M
+        text, text_params = BM25_OF_M, bm25_params()
+        coverage = COVERAGE_OF_M
     else:
         text, text_params, coverage = "0::float8", [], "0::float8"
     params += text_params
@@ -249,102 +250,24 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
         f"{canonicity_sql('m.status')} AS c_canonicity, "
         "(m.speaker <> '' AND lower(m.speaker) = ANY(%s::text[]))::int::float8 AS c_speaker "
         f"FROM pool JOIN memories_memory m ON m.id = pool.id {join}), "
-        "scored AS (SELECT *, coalesce(text_raw / nullif(max(text_raw) OVER (), 0), 0) "
-        "AS c_text FROM raw), "
+        f"scored AS (SELECT *, {text_scaled() if search.words else '0::float8'} AS c_text "
+        "FROM raw), "
         f"best AS MATERIALIZED (SELECT *, {base} AS base FROM scored "
         "ORDER BY base DESC, id LIMIT %s) "
         f"SELECT b.{', b.'.join(SCORED_COLUMNS)}, b.base, b.c_{', b.c_'.join(COMPONENTS)}, "
-        "b.c_coverage, close.ids, close.cosines, short.flag FROM best b LEFT JOIN LATERAL ("
-        "SELECT array_agg(o.id) AS ids, array_agg(o.cosine) AS cosines FROM ("
+        "relevance.best_semantic, relevance.median_semantic, relevance.best_coverage, "
+        "relevance.candidates, close.ids, close.cosines, short.flag FROM best b LEFT JOIN "
+        "LATERAL (SELECT array_agg(o.id) AS ids, array_agg(o.cosine) AS cosines FROM ("
         "SELECT o.id, 1 - (b.vector <=> o.vector) AS cosine FROM best o "
         "WHERE o.id <> b.id) o WHERE o.cosine >= %s) close ON true, "
+        # Over every candidate, not the best alone: what the relevance floor weighs.
+        "(SELECT max(c_semantic) AS best_semantic, percentile_cont(0.5) WITHIN GROUP "
+        "(ORDER BY c_semantic) AS median_semantic, max(c_coverage) AS best_coverage, "
+        "count(*) AS candidates FROM scored) relevance, "
         f"(SELECT {short} AS flag) short "
         "ORDER BY b.base DESC, b.id"
     )
     return sql, params
-
-
-def _text_ctes(search: Search, where: str, where_params: list) -> list[tuple[str, list]]:
-    """The query's terms weighed by their rarity among the client's memories (idf, from
-    ``LexemeCount``), and the text candidates: the best BM25 scores among the memories
-    that hold one of its rarer terms.
-
-    Terms in more than COMMON_SHARE of the client's memories are not looked up (the
-    rarest one always is): they tell little, and their matches were most of the cost.
-    Terms are the query's lexemes scoped by client like the stored ones (migration 0010);
-    an encrypted tenant's blind tokens are lexemes already."""
-    client = search.client.pk
-    if search.text_config is None:
-        lexemes, lexeme_params = "unnest(string_to_array(%s, ' '))", [search.words]
-    else:
-        lexemes = "unnest(tsvector_to_array(to_tsvector(%s::regconfig, %s)))"
-        lexeme_params = [search.text_config, search.words]
-    scope = "left(replace(%s::text, '-', ''), 12)"
-    return [
-        (
-            f"terms AS MATERIALIZED (SELECT DISTINCT {scope} || ':' || l AS lexeme, "  # noqa: S608
-            f"memory_search_lexeme(%s::uuid, l)::tsquery AS q FROM {lexemes} AS l)",
-            [client, client, *lexeme_params],
-        ),
-        (
-            "corpus AS MATERIALIZED (SELECT greatest(coalesce((SELECT c.documents "  # noqa: S608
-            f"FROM memories_lexemecount c WHERE c.lexeme = {scope} || ':'), 0), 1)::float8 AS n)",
-            [client],
-        ),
-        (
-            "idf AS MATERIALIZED (SELECT t.lexeme, t.q, coalesce(c.documents, 0) AS df, "
-            "ln(1 + (corpus.n - coalesce(c.documents, 0) + 0.5) / (coalesce(c.documents, 0) "
-            "+ 0.5)) AS w FROM terms t CROSS JOIN corpus "
-            "LEFT JOIN memories_lexemecount c ON c.lexeme = t.lexeme)",
-            [],
-        ),
-        (
-            "searched AS MATERIALIZED (SELECT string_agg(i.q::text, ' | ')::tsquery AS q "
-            "FROM idf i WHERE i.df > 0 AND (i.df <= %s * (SELECT n FROM corpus) "
-            "OR i.lexeme = (SELECT lexeme FROM idf WHERE df > 0 ORDER BY df, lexeme LIMIT 1)))",
-            [COMMON_SHARE],
-        ),
-        (
-            # The scoped lexemes select the client's memories already; its id is checked
-            # on the matches (outside the LIMIT, so the planner does not read the client's
-            # every row from a b-tree to intersect with the GIN's).
-            "matches AS MATERIALIZED (SELECT m.id, m.search_vector FROM (SELECT m.id, "  # noqa: S608
-            "m.client_id, m.search_vector FROM memories_memory m "
-            f"WHERE {where} AND m.search_vector @@ (SELECT q FROM searched) LIMIT %s) m "
-            "WHERE m.client_id = %s)",
-            [*where_params, int(setting("TEXT_MATCHES_RANKED")), client],
-        ),
-        (
-            "text_stats AS MATERIALIZED (SELECT (SELECT sum(w) FROM idf) AS total, "
-            "(SELECT avg(length(search_vector)) FROM matches) AS avg_length)",
-            [],
-        ),
-        (
-            f"text_pool AS MATERIALIZED (SELECT m.id FROM matches m ORDER BY {_BM25_OF_M} "  # noqa: S608
-            "DESC, m.id LIMIT %s)",
-            [*_bm25_params(), max(4 * search.k, 40)],
-        ),
-    ]
-
-
-# BM25 of the memory ``m`` (its search_vector) for the query's terms (``idf``): the memory's
-# own words and its speaker's name count once, the turn it answers CONTEXT_WEIGHT.
-_BM25_OF_M = (
-    "(SELECT coalesce(sum(i.w * t.tf * %s / (t.tf + %s * (1 - %s + %s * "
-    "length(m.search_vector) / greatest(1, (SELECT avg_length FROM text_stats))))), 0) "
-    "FROM (SELECT u.lexeme, (SELECT sum(CASE x WHEN 'D' THEN %s ELSE 1 END) "
-    "FROM unnest(u.weights) AS x) AS tf FROM unnest(m.search_vector) AS u) t "
-    "JOIN idf i ON i.lexeme = t.lexeme)"
-)
-# The share of the query's term weight the memory ``m`` holds (for the relevance floor).
-_COVERAGE_OF_M = (
-    "(SELECT coalesce(sum(i.w), 0) / nullif((SELECT total FROM text_stats), 0) "
-    "FROM unnest(tsvector_to_array(m.search_vector)) AS l JOIN idf i ON i.lexeme = l)"
-)
-
-
-def _bm25_params() -> list:
-    return [BM25_K1 + 1, BM25_K1, BM25_B, BM25_B, CONTEXT_WEIGHT]
 
 
 def _filter_sql(filters: Filters, now: datetime) -> tuple[str, list]:

@@ -39,7 +39,7 @@ from memories.services.write.records import (
     statement_hash,
     stored_attribute,
 )
-from memories.services.write.relate import LiveIndex, Neighbours
+from memories.services.write.relate import LiveIndex, Neighbours, marriage
 from memories.services.write.staleness import clients_mark_profile_stale
 from memories.text import clean
 
@@ -118,8 +118,9 @@ def events_ingest(
             neighbours=Neighbours.load(
                 space=space,
                 wanted=[
-                    (n, clients[prepared[i].item.client].pk, prepared[i].vectors[j])
+                    (n, clients[prepared[i].item.client].pk, vector)
                     for (i, j), n in keys.items()
+                    if (vector := prepared[i].vectors[j]) is not None
                 ],
             ),
             index=LiveIndex.load(
@@ -128,6 +129,11 @@ def events_ingest(
                 attributes=[
                     stored_attribute(tenant, c.attribute) for p in prepared for c in p.candidates
                 ],
+                marriage=any(
+                    marriage(c.attribute, c.value, c.negated, c.tags) is not None
+                    for p in prepared
+                    for c in p.candidates
+                ),
             ),
         )
         stored = _store_events(prepared, clients, user)

@@ -93,6 +93,7 @@ class OutcomeWriter:
                 value=candidate.value,
                 negated=candidate.negated,
                 neighbours=neighbours,
+                tags=candidate.tags,
             )
         if verdict.action == Judgement.DUPLICATE:
             assert verdict.memory is not None  # judge names the memory a statement repeats

@@ -10,7 +10,6 @@ superior evidence (newer, and explicit or clearly more confident), else a confli
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,9 +29,14 @@ from memories.models import (
     Status,
     vector_literal,
 )
-from memories.services.extraction.normalise import COUNT_WORDS, NUMBER_WORDS, stated_numbers
-from memories.services.extraction.vocabulary import FILLER_WORDS
-from memories.text import fold
+from memories.services.extraction.normalise import stated_numbers
+from memories.services.write.changes import (
+    adds_detail,
+    adds_to,
+    decision_changed,
+    quantity_changed,
+    same_decision,
+)
 
 # An attribute whose value is a person rather than what is said of them.
 _WHO_SOMEONE_IS = "relationship:"
@@ -143,10 +147,14 @@ class LiveIndex:
             self.add(memory)
 
     @classmethod
-    def load(cls, *, client_ids, hashes, attributes) -> LiveIndex:
+    def load(cls, *, client_ids, hashes, attributes, marriage: bool = False) -> LiveIndex:
+        """``marriage``: a statement is about being married (a spouse named, or a marital
+        status): the memories that say so either way are loaded too."""
         matching = Q(content_hash__in=set(hashes))
         if attributes := set(attributes) - {""}:
             matching |= Q(attribute__in=attributes)
+        if marriage:
+            matching |= Q(attribute=MARITAL_STATUS) | Q(tags__contains=[SPOUSE])
         return cls(
             Memory.objects.filter(client_id__in=set(client_ids), status__in=LIVE_STATUSES)
             .filter(matching)
@@ -173,6 +181,33 @@ class LiveIndex:
         found = self._by_attribute.get((client_id, attribute), [])
         return sorted(found, key=lambda m: m.observed_at, reverse=True)
 
+    def saying_married(self, client_id, married: bool) -> list[Memory]:
+        """Live memories whose marriage() is ``married``, newest first."""
+        found = {
+            m.pk: m
+            for bucket in self._by_hash.values()
+            for m in bucket
+            if m.client_id == client_id
+            and marriage(m.attribute, m.attribute_value, m.negated, m.tags) is married
+        }
+        return sorted(found.values(), key=lambda m: m.observed_at, reverse=True)
+
+
+MARITAL_STATUS, SPOUSE = "marital_status", "spouse"
+_UNMARRIED = frozenset({"single", "divorced", "widowed", "separated"})
+
+
+def marriage(attribute: str, value: str, negated: bool, tags) -> bool | None:
+    """Whether a statement says the client is married (True), is not (False), or neither:
+    naming a wife or husband says so; so does a marital status, or its denial."""
+    if SPOUSE in (tags or ()):
+        return True
+    if attribute != MARITAL_STATUS:
+        return None
+    if value == "married":
+        return not negated
+    return False if value in _UNMARRIED and not negated else None
+
 
 def judge_episode(*, index: LiveIndex, client_id, content_hash: str, session_id) -> Verdict:
     """An episode is a record of something that happened: one like it on another day, or
@@ -195,19 +230,27 @@ def judge(
     value: str,
     negated: bool,
     neighbours: Callable[[], list[tuple[Memory, float]]],
+    tags=(),
 ) -> Verdict:
     """``neighbours`` is called only when text and attribute did not already decide."""
     exact = index.exact(client.pk, content_hash)
     if exact:
         return Verdict(Judgement.DUPLICATE, min(exact, key=lambda m: m.created_at), 1.0)
 
+    married = marriage(attribute, value, negated, tags)
+    if married is not None and (denied := index.saying_married(client.pk, not married)):
+        # "I'm not married" after "my wife Sarah…", and the other way round.
+        return Verdict(Judgement.CONTRADICTION, denied[0])
     if attribute:
         same_attribute = index.same_attribute(client.pk, attribute)
         agreeing = [
             m for m in same_attribute if m.attribute_value == value and m.negated == negated
         ]
         if not agreeing and same_attribute:
-            return Verdict(Judgement.CONTRADICTION, same_attribute[0])
+            latest = same_attribute[0]
+            if not (adds_to(content) and latest.negated == negated):
+                return Verdict(Judgement.CONTRADICTION, latest)
+            # "I also like healthcare stocks": one more, not another instead.
         if agreeing and not attribute.startswith(_WHO_SOMEONE_IS):
             return Verdict(Judgement.DUPLICATE, agreeing[0])
         # The same person in the same role: "my husband Marcus loves golf" and "my husband
@@ -217,7 +260,10 @@ def judge(
     for memory, similarity in neighbours():
         if attribute and memory.attribute and memory.attribute != attribute:
             continue  # about something else, however close the words
-        if memory.kind == kind == Kind.DECISION and _decision_changed(memory.content, content):
+        if memory.kind == kind == Kind.DECISION and (
+            decision_changed(memory.content, content)
+            or (memory.negated != negated and same_decision(memory.content, content))
+        ):
             # Before the duplicate test: "decided to sell the flat" and "decided to keep
             # the flat" embed as nearly the same sentence.
             return Verdict(Judgement.CONTRADICTION, memory, similarity)
@@ -227,105 +273,12 @@ def judge(
             if memory.negated != negated and (memory.attribute or attribute):
                 return Verdict(Judgement.CONTRADICTION, memory, similarity)
             return Verdict(Judgement.DUPLICATE, memory, similarity)
-        if memory.kind == kind and _quantity_changed(memory.content, content):
+        if memory.kind == kind and quantity_changed(memory.content, content):
             # "I own two bakeries" → "I own three bakeries now": the same thing, counted anew
             return Verdict(Judgement.CONTRADICTION, memory, similarity)
-        if memory.kind == kind and (similarity >= extend or _adds_detail(memory.content, content)):
+        if memory.kind == kind and (similarity >= extend or adds_detail(memory.content, content)):
             return Verdict(Judgement.EXTENSION, memory, similarity)
     return Verdict(Judgement.NEW)
-
-
-_NOT_CONTENT = FILLER_WORDS | NUMBER_WORDS.keys()
-
-
-def _quantities(text: str) -> tuple[dict[str, tuple], set[str]]:
-    """Each number a statement states → the content words on either side of it ("own two
-    bakeries", "invest £200 a month", "retire at 62"), and the statement's other content
-    words. Words compare on their first five letters ("figlio"/"figli")."""
-    tokens = re.findall(r"\d+(?:[.,]\d+)*|[^\W\d_]+", fold(text))
-    numbers: dict[str, tuple] = {}
-    for index, token in enumerate(tokens):
-        if token[0].isdigit():
-            number = token.replace(",", ".")
-        elif token in COUNT_WORDS:
-            number = str(NUMBER_WORDS[token])
-        else:
-            continue
-        before = next((t[:5] for t in reversed(tokens[:index]) if _is_word(t)), None)
-        after = next((t[:5] for t in tokens[index + 1 :] if _is_word(t)), None)
-        numbers[number] = (before, after)
-    return numbers, {t[:5] for t in tokens if _is_word(t)}
-
-
-def _is_word(token: str) -> bool:
-    return len(token) > 2 and not token[0].isdigit() and token not in _NOT_CONTENT
-
-
-def _quantity_changed(old: str, new: str) -> bool:
-    """The new statement gives another number for what the old one counted, in the same
-    frame: "I own two bakeries in Belfast" → "I own three bakeries now". Not when each
-    says something the other does not ("£200 a month for rent" / "… for the nursery")."""
-    (old_numbers, old_words), (new_numbers, new_words) = _quantities(old), _quantities(new)
-    gone = {old_numbers[n] for n in old_numbers.keys() - new_numbers.keys()}
-    came = {new_numbers[n] for n in new_numbers.keys() - old_numbers.keys()}
-    if not gone & came:
-        return False
-    return old_words <= new_words or new_words <= old_words
-
-
-def _content_words(text: str) -> set[str]:
-    return {w for w in re.findall(r"\w+", fold(text)) if len(w) > 2 and w not in FILLER_WORDS}
-
-
-def _adds_detail(old: str, new: str) -> bool:
-    """The new statement says all of the old one and more: "buy a house" → "buy a house in
-    Bristol with a garden". Embeddings score such pairs low (≈0.6), words do not."""
-    old_words, new_words = _content_words(old), _content_words(new)
-    if len(old_words) < 2 or len(new_words - old_words) < 2:
-        return False
-    return len(old_words & new_words) >= 0.8 * len(old_words)
-
-
-# What a decision does with its object, en/it/es, on the first five letters as every
-# comparison here ("vendere"/"vende"): a reversal keeps the object, changes the action.
-_ACTIONS = frozenset(
-    word[:5]
-    for words in (
-        "sell keep buy hold cancel stop continue close open accept reject refuse take leave "
-        "move stay rent let maintain withdraw transfer",
-        "vendere tenere mantenere comprare cancellare annullare chiudere aprire accettare "
-        "rifiutare prendere lasciare restare affittare ritirare trasferire",
-        "vender mantener conservar comprar cancelar anular cerrar abrir aceptar rechazar "
-        "tomar dejar quedar alquilar retirar transferir",
-    )
-    for word in words.split()
-)
-# Said when one choice replaces another; and words that only say it happened late.
-_INSTEAD = frozenset({"instead", "invece", "cambio", "lugar"})
-_LATE = frozenset({"after", "all", "alla", "fine", "final", "dopotutto", "finalmente"})
-
-
-def _decision_words(text: str) -> set[str]:
-    words = {t[:5] for t in re.findall(r"[^\W\d_]+", fold(text)) if _is_word(t)}
-    return words - {w[:5] for w in _INSTEAD | _LATE}
-
-
-def _decision_changed(old: str, new: str) -> bool:
-    """The later decision about the same thing decides otherwise: another action on it
-    ("decided to sell the buy-to-let flat in Salford" → "decided to keep the Salford flat
-    after all"), or, said as a replacement, another choice in its place ("take the Danske
-    Bank loan for the shop" → "take the Ulster Bank loan instead"). Not two decisions
-    about two things ("sell the car" / "sell the boat")."""
-    old_words, new_words = _decision_words(old), _decision_words(new)
-    old_actions, new_actions = old_words & _ACTIONS, new_words & _ACTIONS
-    if old_actions and new_actions and old_actions != new_actions:
-        old_rest, new_rest = old_words - _ACTIONS, new_words - _ACTIONS
-        named = min(len(old_rest), len(new_rest))  # the decision word and the object, at least
-        return named >= 2 and (old_rest <= new_rest or new_rest <= old_rest)
-    if set(re.findall(r"\w+", fold(new))) & _INSTEAD:
-        shared = old_words & new_words
-        return len(shared) >= 2 and len(shared) >= 0.6 * len(new_words)
-    return False
 
 
 def resolve_contradiction(

@@ -1,0 +1,56 @@
+"""Contradictions beyond the attribute list: a changed preference on the same topic, a
+negated fact, a reversed decision (en/it/es), caught through ingest; near misses are not."""
+
+import pytest
+
+from memories.evaluation import contradictions
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "I prefer concise answers, please keep replies short.",
+            "Actually, I now prefer long, detailed answers with all the numbers.",
+        ),
+        ("Mia moglie Giulia lavora in banca.", "Non sono sposato."),
+        (
+            "I prefer to be contacted by phone in the evening.",
+            "Actually, I prefer email, not by phone.",
+        ),
+        (
+            "We decided to sell the house in Bristol.",
+            "We decided not to sell the house in Bristol after all.",
+        ),
+        ("Tengo un hijo.", "No tengo hijos."),
+    ],
+)
+def test_a_later_statement_that_contradicts_is_updated_or_a_conflict(said_later, old, new):
+    action, old_status = said_later(old, new)
+    assert action in ("updated", "conflict")
+    assert old_status == ("superseded" if action == "updated" else "active")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I love investing in tech stocks.", "I also like healthcare stocks."),
+        ("My wife Sarah works as a teacher.", "My wife Sarah loves gardening."),
+        ("We decided to sell the house in Bristol.", "We decided to sell the car too."),
+        ("Vivo en Sevilla.", "Mi hermano vive en Madrid."),
+    ],
+)
+def test_a_near_miss_is_not_a_contradiction(said_later, old, new):
+    action, old_status = said_later(old, new)
+    assert action not in ("updated", "conflict")
+    assert old_status == "active"
+
+
+def test_the_labelled_pairs_precision_and_recall():
+    result = contradictions.evaluate(contradictions.load())
+    assert result["overall"]["pairs"] >= 60
+    assert result["overall"]["precision"] == 1.0
+    assert result["overall"]["recall"] >= 0.95
+    assert result["by_set"]["held-out"]["precision"] == 1.0
