@@ -46,6 +46,8 @@ def can_see_tenant(user, tenant: Tenant) -> bool:
 
 def can_browse_client(user, client: Client) -> bool:
     """May open this client's memory (pages, search, context)."""
+    if has_perm(user, client.tenant_id, SEE_ALL_CLIENTS):
+        return True  # every client of the tenant: nothing to ask the database
     return clients_visible_to(user, client.tenant_id).filter(pk=client.pk).exists()
 
 
@@ -165,7 +167,20 @@ def client_for_write(user, tenant: Tenant, external_ref: str) -> Client | None:
     """The client ``external_ref`` if ``user`` may write its memory; None if it does not
     exist yet and the user may create it. 404 if the user may not see it, 403 if they
     may see it (or would see it, once created) but not write."""
-    client = Client.objects.filter(tenant=tenant, external_ref=external_ref).first()
+    return clients_for_write(user, tenant, [external_ref])[external_ref]
+
+
+def clients_for_write(user, tenant: Tenant, external_refs) -> dict[str, Client | None]:
+    """``client_for_write`` for many references, with one query for the clients: the first
+    one refused raises, in reference order."""
+    refs = sorted(set(external_refs))
+    found = {c.external_ref: c for c in Client.objects.filter(tenant=tenant, external_ref__in=refs)}
+    for client in found.values():
+        client.tenant = tenant  # the caller's own, already loaded
+    return {ref: _writable(user, tenant, ref, found.get(ref)) for ref in refs}
+
+
+def _writable(user, tenant: Tenant, external_ref: str, client: Client | None) -> Client | None:
     if client is None:
         if is_read_only(user, tenant):
             raise PermissionDenied(READ_ONLY_MESSAGE)

@@ -296,7 +296,7 @@ def known_space(provider: str, model: str) -> EmbeddingSpace | None:
 
 def space_for(embedded: Embedded) -> EmbeddingSpace:
     """The embedding space of a result, created with its HNSW index on first use."""
-    space = EmbeddingSpace.objects.filter(provider=embedded.provider, model=embedded.model).first()
+    space = known_space(embedded.provider, embedded.model)
     if space is not None:
         return space
     from memories.services.embedding.vector_index import embedding_space_get_or_create

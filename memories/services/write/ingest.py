@@ -14,15 +14,18 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from django.db import connection, transaction
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from memories import permissions
 from memories.conf import setting
 from memories.models import (
+    LIVE_STATUSES,
     Client,
     Event,
     Kind,
+    Memory,
     Session,
     Tenant,
 )
@@ -34,7 +37,6 @@ from memories.services.extraction.normalise import spot_entities
 from memories.services.tenancy.members import client_assign_advisor
 from memories.services.write.outcomes import Outcome, OutcomeWriter, stored_outcomes
 from memories.services.write.records import (
-    session_get_or_create,
     speaker_words,
     statement_hash,
     stored_attribute,
@@ -89,28 +91,33 @@ def events_ingest(
 ) -> list[IngestResult]:
     """Store ``items`` and what they teach, in order. All or nothing."""
     # Refuse before extracting and embedding: a key that may not write costs no CPU.
-    # (Checked again under the lock, where clients are created.)
-    for ref in sorted({item.client for item in items}):
-        permissions.client_for_write(user, tenant, ref)
+    found = permissions.clients_for_write(user, tenant, {item.client for item in items})
     now = timezone.now()
     prepared = _prepare_all(items, now)
     _add_contexts(tenant, prepared)
     # A tenant with vector search off stores no vectors at all (README: encrypted tenants).
-    embedded = _embed(prepared) if tenant.vector_search_enabled else None
+    embedded = None
+    if tenant.vector_search_enabled:
+        embedded = _embed(prepared, known=_said_before(tenant, found, prepared))
 
     with transaction.atomic():
-        clients = _resolve_clients(user, tenant, {p.item.client for p in prepared})
+        clients = _resolve_clients(user, tenant, found)
         _lock_clients(clients.values())
         space = embeddings.space_for(embedded) if embedded else None
-        keys = {
-            (i, j): n
-            for n, (i, j) in enumerate(
-                (i, j)
-                for i, p in enumerate(prepared)
-                for j, c in enumerate(p.candidates)
-                if c.kind != Kind.EPISODIC and p.vectors[j] is not None
-            )
-        }
+        hashes = [[statement_hash(tenant, c.content) for c in p.candidates] for p in prepared]
+        index = LiveIndex.load(
+            client_ids=[c.pk for c in clients.values()],
+            hashes=[h for row in hashes for h in row],
+            attributes=[
+                stored_attribute(tenant, c.attribute) for p in prepared for c in p.candidates
+            ],
+            marriage=any(
+                marriage(c.attribute, c.value, c.negated, c.tags) is not None
+                for p in prepared
+                for c in p.candidates
+            ),
+        )
+        keys = _neighbour_keys(prepared, clients, hashes, index)
         run = OutcomeWriter(
             user=user,
             actor_label=actor_label or str(user),
@@ -123,18 +130,7 @@ def events_ingest(
                     if (vector := prepared[i].vectors[j]) is not None
                 ],
             ),
-            index=LiveIndex.load(
-                client_ids=[c.pk for c in clients.values()],
-                hashes=[statement_hash(tenant, c.content) for p in prepared for c in p.candidates],
-                attributes=[
-                    stored_attribute(tenant, c.attribute) for p in prepared for c in p.candidates
-                ],
-                marriage=any(
-                    marriage(c.attribute, c.value, c.negated, c.tags) is not None
-                    for p in prepared
-                    for c in p.candidates
-                ),
-            ),
+            index=index,
         )
         stored = _store_events(prepared, clients, user)
         _note_speakers(prepared, clients)
@@ -166,6 +162,23 @@ def events_ingest(
 
 def event_ingest(*, user, tenant: Tenant, item: EventInput, actor_label: str = "") -> IngestResult:
     return events_ingest(user=user, tenant=tenant, items=[item], actor_label=actor_label)[0]
+
+
+def _neighbour_keys(prepared, clients, hashes, index: LiveIndex) -> dict[tuple, int]:
+    """(event, statement) → key, for the statements whose nearest memories will be asked:
+    typed ones with a vector, unless their very words are already on record (stored, or
+    earlier in this call): the exact text decides those before any neighbour counts."""
+    keys: dict[tuple, int] = {}
+    seen: set[tuple] = set()
+    for i, p in enumerate(prepared):
+        client_id = clients[p.item.client].pk
+        for j, candidate in enumerate(p.candidates):
+            said = (client_id, hashes[i][j])
+            known = said in seen or bool(index.exact(*said))
+            seen.add(said)
+            if candidate.kind != Kind.EPISODIC and p.vectors[j] is not None and not known:
+                keys[(i, j)] = len(keys)
+    return keys
 
 
 def _prepare_all(items: list[EventInput], now: datetime) -> list[_Prepared]:
@@ -226,7 +239,7 @@ def _add_contexts(tenant: Tenant, prepared: list[_Prepared]) -> None:
 
 # The latest stored event of each (client reference, session reference) up to a time.
 _TURN_BEFORE = (
-    "SELECT q.client_ref, q.session_ref, (SELECT e.id FROM memories_session s "
+    "SELECT (SELECT e.id FROM memories_session s "
     "JOIN memories_client c ON c.id = s.client_id JOIN memories_event e ON e.session_id = s.id "
     "WHERE c.tenant_id = %s AND c.external_ref = q.client_ref AND s.external_ref = q.session_ref "
     "AND e.observed_at <= q.at ORDER BY e.observed_at DESC, e.received_at DESC LIMIT 1) "
@@ -238,12 +251,11 @@ def _turns_before(tenant: Tenant, first: dict[tuple[str, str], datetime]) -> dic
     if not first:
         return {}
     (clients, sessions), times = zip(*first, strict=True), list(first.values())
-    with connection.cursor() as cursor:
-        cursor.execute(_TURN_BEFORE, [tenant.pk, list(clients), list(sessions), times])
-        found = {(c, s): event_id for c, s, event_id in cursor.fetchall() if event_id}
-    # Through the ORM, so an encrypted tenant's content is opened.
-    content = dict(Event.objects.filter(pk__in=found.values()).values_list("pk", "content"))
-    return {key: content.get(event_id, "") for key, event_id in found.items()}
+    # One round trip, through the ORM so that an encrypted tenant's content is opened.
+    found = Event.objects.filter(
+        pk__in=RawSQL(_TURN_BEFORE, [tenant.pk, list(clients), list(sessions), times])  # noqa: S611
+    ).values_list("client__external_ref", "session__external_ref", "content")
+    return {(client, session): content for client, session, content in found}
 
 
 def _include_assistant(item: EventInput) -> bool:
@@ -255,8 +267,33 @@ def _may_extract(item: EventInput) -> bool:
     return speaker not in extraction.ASSISTANT_SPEAKERS or _include_assistant(item)
 
 
-def _embed(prepared: list[_Prepared]):
-    texts = [c.content for p in prepared for c in p.candidates]
+def _said_before(tenant: Tenant, clients: dict, prepared: list[_Prepared]) -> set[tuple]:
+    """(client reference, statement) pairs a live memory already says word for word: they
+    are restated, and need no vector (one query; read again under the lock to decide)."""
+    ids = {ref: client.pk for ref, client in clients.items() if client is not None}
+    said = {
+        (p.item.client, c.content) for p in prepared for c in p.candidates if p.item.client in ids
+    }
+    if not said:
+        return set()
+    hashes = {(ids[ref], statement_hash(tenant, text)): (ref, text) for ref, text in said}
+    stored = Memory.objects.filter(
+        client_id__in=set(ids.values()),
+        content_hash__in={h for _, h in hashes},
+        status__in=LIVE_STATUSES,
+    ).values_list("client_id", "content_hash")
+    return {hashes[key] for key in stored if key in hashes}
+
+
+def _embed(prepared: list[_Prepared], *, known: set[tuple]):
+    """Vectors for the statements that need one: each distinct text once, none for a typed
+    statement a memory already says word for word (``known``: it is restated; an episode
+    said again on another day is another episode, and gets its vector)."""
+
+    def needed(p: _Prepared, c: extraction.Candidate) -> bool:
+        return c.kind == Kind.EPISODIC or (p.item.client, c.content) not in known
+
+    texts = list(dict.fromkeys(c.content for p in prepared for c in p.candidates if needed(p, c)))
     if not texts:
         return None
     try:
@@ -265,16 +302,17 @@ def _embed(prepared: list[_Prepared]):
         # Kept without a vector: exact and attribute dedup still apply, a job embeds later.
         logger.warning("storing %d memories without embeddings: %s", len(texts), exc)
         return None
-    vectors = iter(embedded.vectors)
+    vector_of = dict(zip(texts, embedded.vectors, strict=True))
     for p in prepared:
-        p.vectors = [next(vectors) for _ in p.candidates]
+        p.vectors = [vector_of[c.content] if needed(p, c) else None for c in p.candidates]
     return embedded
 
 
-def _resolve_clients(user, tenant: Tenant, refs: set[str]) -> dict[str, Client]:
+def _resolve_clients(user, tenant: Tenant, found: dict[str, Client | None]) -> dict[str, Client]:
+    """The clients of the call, those missing created (``found``: what
+    ``permissions.clients_for_write`` answered for each reference)."""
     clients = {}
-    for ref in sorted(refs):
-        client = permissions.client_for_write(user, tenant, ref)
+    for ref, client in found.items():
         if client is None:
             client, created = Client.objects.get_or_create(tenant=tenant, external_ref=ref)
             if created and permissions.role_in(user, tenant) == "ADVISOR":
@@ -319,7 +357,7 @@ def _store_events(prepared: list[_Prepared], clients: dict[str, Client], user):
             client_id__in={c for c, _ in refs}, external_id__in={e for _, e in refs}
         ).select_related("client", "session"):
             known[(event.client_id, event.external_id)] = event
-    sessions: dict[tuple, Session] = {}
+    sessions = _sessions(prepared, clients, user)
     stored, new = [], []
     for p in prepared:
         item, client = p.item, clients[p.item.client]
@@ -327,14 +365,7 @@ def _store_events(prepared: list[_Prepared], clients: dict[str, Client], user):
         if item.external_id and key in known:
             stored.append((known[key], False))
             continue
-        session = None
-        if item.session:
-            session_key = (client.pk, item.session)
-            if session_key not in sessions:
-                sessions[session_key] = session_get_or_create(
-                    client=client, external_ref=item.session, user=user, agent=item.agent
-                )
-            session = sessions[session_key]
+        session = sessions.get((client.pk, item.session)) if item.session else None
         event = Event(
             tenant_id=client.tenant_id,
             client=client,
@@ -367,6 +398,45 @@ def _store_events(prepared: list[_Prepared], clients: dict[str, Client], user):
                 last_event_at=Greatest(Coalesce("last_event_at", observed_at), observed_at)
             )
     return stored
+
+
+def _sessions(prepared: list[_Prepared], clients: dict[str, Client], user) -> dict:
+    """(client id, session reference) → Session, the missing ones created: one query to
+    find them, one to add the new (a concurrent writer's wins), one to read those back."""
+    wanted: dict[tuple, _Prepared] = {}
+    for p in prepared:
+        if p.item.session:
+            wanted.setdefault((clients[p.item.client].pk, p.item.session), p)
+    if not wanted:
+        return {}
+    client_ids, refs = {c for c, _ in wanted}, {r for _, r in wanted}
+
+    def existing() -> dict:
+        found = Session.objects.filter(client_id__in=client_ids, external_ref__in=refs)
+        return {
+            (s.client_id, s.external_ref): s
+            for s in found
+            if (s.client_id, s.external_ref) in wanted
+        }
+
+    sessions = existing()
+    missing = [key for key in wanted if key not in sessions]
+    if missing:
+        Session.objects.bulk_create(
+            [
+                Session(
+                    tenant_id=clients[wanted[key].item.client].tenant_id,
+                    client_id=key[0],
+                    external_ref=key[1],
+                    user=user,
+                    agent=wanted[key].item.agent,
+                )
+                for key in missing
+            ],
+            ignore_conflicts=True,
+        )
+        sessions = existing()
+    return sessions
 
 
 def _enqueue_conflict_reviews(relation_ids: list[int]) -> None:

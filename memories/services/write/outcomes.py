@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import F
-from django.db.models.functions import Greatest
+from django.db import connection
 from django.utils import timezone
 
 from memories.models import (
@@ -64,6 +63,9 @@ class OutcomeWriter:
         self.vectors: list[MemoryEmbedding] = []
         self.relations: list[Relation] = []
         self.evidence: list[Evidence] = []
+        self._linked: set[tuple] = set()  # (memory id, event id) of self.evidence
+        self._restated: dict = {}  # stored memory id → (times, latest observed_at)
+        self._superseded: dict = {}  # stored memory id → (when, reason)
         self.audit: list[AuditEntry] = []
         self.conflicts: list[int] = []  # ids of the conflicts_with relations, once flushed
 
@@ -150,7 +152,7 @@ class OutcomeWriter:
         )
         self.memories[memory.pk] = memory
         self.index.add(memory)
-        self.evidence.append(Evidence(memory=memory, event=event, action=action, related=related))
+        self._link(Evidence(memory=memory, event=event, action=action, related=related))
         if embedded:
             self.neighbours.add(memory, vector)
             self.vectors.append(
@@ -182,26 +184,19 @@ class OutcomeWriter:
         memory.status, memory.invalidated_at = Status.SUPERSEDED, timezone.now()
         memory.status_reason = f"updated by {by.pk}"
         if memory.pk not in self.memories:  # one the call added is inserted as it is now
-            Memory.objects.filter(pk=memory.pk).update(
-                status=memory.status,
-                invalidated_at=memory.invalidated_at,
-                status_reason=memory.status_reason,
-            )
+            self._superseded[memory.pk] = (memory.invalidated_at, memory.status_reason)
 
     def _restate(self, memory: Memory, event: Event) -> Outcome:
         """The client said it again: no new row; counters, recency and evidence move."""
-        if any(e.memory_id == memory.pk and e.event_id == event.pk for e in self.evidence):
+        if (memory.pk, event.pk) in self._linked:
             return Outcome(memory, Evidence.Action.DEDUPLICATED)  # twice in one event counts once
         if memory.pk not in self.memories:
-            Memory.objects.filter(pk=memory.pk).update(
-                dup_count=F("dup_count") + 1,
-                last_seen_at=Greatest(F("last_seen_at"), event.observed_at),
-                evidence_count=F("evidence_count") + 1,
-            )
+            times, seen = self._restated.get(memory.pk, (0, event.observed_at))
+            self._restated[memory.pk] = (times + 1, max(seen, event.observed_at))
         memory.dup_count += 1
         memory.evidence_count += 1
         memory.last_seen_at = max(memory.last_seen_at, event.observed_at)
-        self.evidence.append(
+        self._link(
             Evidence(
                 memory=memory,
                 event=event,
@@ -211,7 +206,37 @@ class OutcomeWriter:
         )
         return Outcome(memory, Evidence.Action.DEDUPLICATED)
 
+    def _link(self, evidence: Evidence) -> None:
+        self.evidence.append(evidence)
+        self._linked.add((evidence.memory.pk, evidence.event.pk))
+
     def flush(self) -> None:
+        """Everything the call wrote, a statement per table: the stored memories it restated
+        or superseded first, then what it added."""
+        with connection.cursor() as cursor:
+            if self._restated:
+                ids = list(self._restated)
+                cursor.execute(
+                    "UPDATE memories_memory m SET dup_count = m.dup_count + r.n, "
+                    "evidence_count = m.evidence_count + r.n, "
+                    "last_seen_at = GREATEST(m.last_seen_at, r.seen) "
+                    "FROM unnest(%s::uuid[], %s::int[], %s::timestamptz[]) AS r(id, n, seen) "
+                    "WHERE m.id = r.id",
+                    [ids, [self._restated[i][0] for i in ids], [self._restated[i][1] for i in ids]],
+                )
+            if self._superseded:
+                ids = list(self._superseded)
+                cursor.execute(
+                    "UPDATE memories_memory m SET status = %s, invalidated_at = r.at, "
+                    "status_reason = r.reason FROM unnest(%s::uuid[], %s::timestamptz[], "
+                    "%s::text[]) AS r(id, at, reason) WHERE m.id = r.id",
+                    [
+                        Status.SUPERSEDED,
+                        ids,
+                        [self._superseded[i][0] for i in ids],
+                        [self._superseded[i][1] for i in ids],
+                    ],
+                )
         Memory.objects.bulk_create(self.memories.values())
         lexemes_count(list(self.memories))
         MemoryEmbedding.objects.bulk_create(self.vectors)

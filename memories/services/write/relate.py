@@ -104,7 +104,9 @@ class Neighbours:
             )
             rows = [(key, memory_id, float(sim)) for key, memory_id, sim in cursor.fetchall()]
         close = [row for row in rows if row[2] >= floor]  # only those close enough are loaded
-        memories = Memory.objects.in_bulk({memory_id for _, memory_id, _ in close})
+        memories = Memory.objects.defer("search_vector", "metadata", "context").in_bulk(
+            {memory_id for _, memory_id, _ in close}
+        )
         stored: dict = defaultdict(list)
         for key, memory_id, sim in close:
             if memory_id in memories:
