@@ -10,16 +10,13 @@ never updated: a change is a new memory that updates (supersedes) the old one.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field, replace
-from datetime import datetime
+from dataclasses import dataclass
 
 from django.db import connection, transaction
-from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from memories import permissions
-from memories.conf import setting
 from memories.models import (
     LIVE_STATUSES,
     Client,
@@ -31,11 +28,10 @@ from memories.models import (
 )
 from memories.services.embedding import providers as embeddings
 from memories.services.extraction import heuristic as extraction
-from memories.services.extraction import llm as llm_extraction
-from memories.services.extraction.episodes import episodes
 from memories.services.extraction.normalise import spot_entities
 from memories.services.tenancy.members import client_assign_advisor
 from memories.services.write.outcomes import Outcome, OutcomeWriter, stored_outcomes
+from memories.services.write.prepare import EventInput, Prepared, add_contexts, prepare_all
 from memories.services.write.records import (
     speaker_words,
     statement_hash,
@@ -43,26 +39,8 @@ from memories.services.write.records import (
 )
 from memories.services.write.relate import LiveIndex, Neighbours, marriage
 from memories.services.write.staleness import clients_mark_profile_stale
-from memories.text import clean
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class EventInput:
-    client: str
-    content: str
-    source: str = "chat"
-    session: str = ""
-    speaker: str = ""
-    observed_at: datetime | None = None
-    external_id: str = ""
-    metadata: dict = field(default_factory=dict)
-    agent: str = ""
-    project_id: str = ""
-    task_id: str = ""
-    run_id: str = ""
-    extract_from_assistant: bool = False
 
 
 @dataclass(frozen=True)
@@ -72,20 +50,6 @@ class IngestResult:
     outcomes: list[Outcome]
 
 
-@dataclass
-class _Prepared:
-    item: EventInput
-    content: str
-    observed_at: datetime
-    candidates: list[extraction.Candidate]
-    vectors: list[list[float] | None]
-    context: str = ""  # the turn before it in its session: what it answers
-
-
-# Of the turn before, what a statement is searched with (its end: usually the question).
-CONTEXT_CHARS = 300
-
-
 def events_ingest(
     *, user, tenant: Tenant, items: list[EventInput], actor_label: str = ""
 ) -> list[IngestResult]:
@@ -93,8 +57,8 @@ def events_ingest(
     # Refuse before extracting and embedding: a key that may not write costs no CPU.
     found = permissions.clients_for_write(user, tenant, {item.client for item in items})
     now = timezone.now()
-    prepared = _prepare_all(items, now)
-    _add_contexts(tenant, prepared)
+    prepared = prepare_all(items, now)
+    add_contexts(tenant, prepared)
     # A tenant with vector search off stores no vectors at all (README: encrypted tenants).
     embedded = None
     if tenant.vector_search_enabled:
@@ -181,93 +145,7 @@ def _neighbour_keys(prepared, clients, hashes, index: LiveIndex) -> dict[tuple, 
     return keys
 
 
-def _prepare_all(items: list[EventInput], now: datetime) -> list[_Prepared]:
-    """Each event's typed candidates (the cue tables', or the LLM's), then its episodic
-    record: what it tells that no typed candidate holds (``extraction.episodes``)."""
-    prepared = [
-        _Prepared(item, clean(item.content), item.observed_at or now, [], []) for item in items
-    ]
-    read = {
-        id(p): extraction.read(
-            p.content,
-            speaker=p.item.speaker or "user",
-            source=p.item.source,
-            observed_at=p.observed_at,
-            include_assistant=_include_assistant(p.item),
-        )
-        for p in prepared
-    }
-    typed: dict[int, list[extraction.Candidate]] | None = None
-    if setting("EXTRACTOR") == "llm":
-        eligible = [p for p in prepared if _may_extract(p.item)]
-        try:
-            found = llm_extraction.extract_batch(
-                [(p.content, p.item.speaker, p.item.source, p.observed_at) for p in eligible]
-            )
-        except llm_extraction.LLMExtractionError as exc:
-            logger.warning("falling back to the heuristic extractor: %s", exc)
-        else:
-            typed = {id(p): candidates for p, candidates in zip(eligible, found, strict=True)}
-    for p in prepared:
-        language, sentences = read[id(p)]
-        if typed is not None:
-            # The LLM's memories are paraphrases: every informative sentence stays on record.
-            p.candidates = list(typed.get(id(p), []))
-            sentences = [replace(s, candidates=()) for s in sentences]
-        else:
-            p.candidates = [c for s in sentences for c in s.candidates]
-        if p.item.source != "tool":  # tool output is operational: it passes
-            p.candidates += episodes(sentences, language=language, observed_at=p.observed_at)
-        p.vectors = [None] * len(p.candidates)
-    return prepared
-
-
-def _add_contexts(tenant: Tenant, prepared: list[_Prepared]) -> None:
-    """Each event's context: the turn before it in its session, from this batch or, for
-    the first of a session, the latest one stored before it (one query for all)."""
-    first: dict[tuple[str, str], datetime] = {}
-    for p in prepared:
-        if p.item.session:
-            first.setdefault((p.item.client, p.item.session), p.observed_at)
-    last = _turns_before(tenant, first)
-    for p in prepared:
-        if p.item.session:
-            key = (p.item.client, p.item.session)
-            p.context = last.get(key, "")[-CONTEXT_CHARS:]
-            last[key] = p.content
-
-
-# The latest stored event of each (client reference, session reference) up to a time.
-_TURN_BEFORE = (
-    "SELECT (SELECT e.id FROM memories_session s "
-    "JOIN memories_client c ON c.id = s.client_id JOIN memories_event e ON e.session_id = s.id "
-    "WHERE c.tenant_id = %s AND c.external_ref = q.client_ref AND s.external_ref = q.session_ref "
-    "AND e.observed_at <= q.at ORDER BY e.observed_at DESC, e.received_at DESC LIMIT 1) "
-    "FROM unnest(%s::text[], %s::text[], %s::timestamptz[]) AS q(client_ref, session_ref, at)"
-)
-
-
-def _turns_before(tenant: Tenant, first: dict[tuple[str, str], datetime]) -> dict:
-    if not first:
-        return {}
-    (clients, sessions), times = zip(*first, strict=True), list(first.values())
-    # One round trip, through the ORM so that an encrypted tenant's content is opened.
-    found = Event.objects.filter(
-        pk__in=RawSQL(_TURN_BEFORE, [tenant.pk, list(clients), list(sessions), times])  # noqa: S611
-    ).values_list("client__external_ref", "session__external_ref", "content")
-    return {(client, session): content for client, session, content in found}
-
-
-def _include_assistant(item: EventInput) -> bool:
-    return item.extract_from_assistant or bool(setting("EXTRACT_FROM_ASSISTANT"))
-
-
-def _may_extract(item: EventInput) -> bool:
-    speaker = (item.speaker or "user").strip().lower()
-    return speaker not in extraction.ASSISTANT_SPEAKERS or _include_assistant(item)
-
-
-def _said_before(tenant: Tenant, clients: dict, prepared: list[_Prepared]) -> set[tuple]:
+def _said_before(tenant: Tenant, clients: dict, prepared: list[Prepared]) -> set[tuple]:
     """(client reference, statement) pairs a live memory already says word for word: they
     are restated, and need no vector (one query; read again under the lock to decide)."""
     ids = {ref: client.pk for ref, client in clients.items() if client is not None}
@@ -285,12 +163,12 @@ def _said_before(tenant: Tenant, clients: dict, prepared: list[_Prepared]) -> se
     return {hashes[key] for key in stored if key in hashes}
 
 
-def _embed(prepared: list[_Prepared], *, known: set[tuple]):
+def _embed(prepared: list[Prepared], *, known: set[tuple]):
     """Vectors for the statements that need one: each distinct text once, none for a typed
     statement a memory already says word for word (``known``: it is restated; an episode
     said again on another day is another episode, and gets its vector)."""
 
-    def needed(p: _Prepared, c: extraction.Candidate) -> bool:
+    def needed(p: Prepared, c: extraction.Candidate) -> bool:
         return c.kind == Kind.EPISODIC or (p.item.client, c.content) not in known
 
     texts = list(dict.fromkeys(c.content for p in prepared for c in p.candidates if needed(p, c)))
@@ -325,7 +203,7 @@ def _resolve_clients(user, tenant: Tenant, found: dict[str, Client | None]) -> d
 MAX_SPEAKERS = 50
 
 
-def _note_speakers(prepared: list[_Prepared], clients: dict[str, Client]) -> None:
+def _note_speakers(prepared: list[Prepared], clients: dict[str, Client]) -> None:
     """Add the people heard (by name, not roles) to their client's ``speakers``, so search
     can tell a name in a query from a topic word. One UPDATE per client with a new one."""
     heard: dict[str, dict[str, None]] = {}
@@ -348,7 +226,7 @@ def _lock_clients(clients) -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [client_id])
 
 
-def _store_events(prepared: list[_Prepared], clients: dict[str, Client], user):
+def _store_events(prepared: list[Prepared], clients: dict[str, Client], user):
     """Insert the new events in one statement; an already stored external_id is a replay."""
     refs = {(clients[p.item.client].pk, p.item.external_id) for p in prepared if p.item.external_id}
     known: dict[tuple, Event] = {}
@@ -400,10 +278,10 @@ def _store_events(prepared: list[_Prepared], clients: dict[str, Client], user):
     return stored
 
 
-def _sessions(prepared: list[_Prepared], clients: dict[str, Client], user) -> dict:
+def _sessions(prepared: list[Prepared], clients: dict[str, Client], user) -> dict:
     """(client id, session reference) → Session, the missing ones created: one query to
     find them, one to add the new (a concurrent writer's wins), one to read those back."""
-    wanted: dict[tuple, _Prepared] = {}
+    wanted: dict[tuple, Prepared] = {}
     for p in prepared:
         if p.item.session:
             wanted.setdefault((clients[p.item.client].pk, p.item.session), p)

@@ -1,0 +1,138 @@
+"""What each event of a call says, before anything is stored: its clean text, its
+observation time, its typed candidates (the cue tables' or the LLM's), its episodic record,
+and the turn before it in its session. Side-effect free but for one read (the turns before).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from django.db.models.expressions import RawSQL
+
+from memories.conf import setting
+from memories.models import Event, Tenant
+from memories.services.extraction import heuristic as extraction
+from memories.services.extraction import llm as llm_extraction
+from memories.services.extraction.episodes import episodes
+from memories.text import clean
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class EventInput:
+    client: str
+    content: str
+    source: str = "chat"
+    session: str = ""
+    speaker: str = ""
+    observed_at: datetime | None = None
+    external_id: str = ""
+    metadata: dict = field(default_factory=dict)
+    agent: str = ""
+    project_id: str = ""
+    task_id: str = ""
+    run_id: str = ""
+    extract_from_assistant: bool = False
+
+
+@dataclass
+class Prepared:
+    item: EventInput
+    content: str
+    observed_at: datetime
+    candidates: list[extraction.Candidate]
+    vectors: list[list[float] | None]
+    context: str = ""  # the turn before it in its session: what it answers
+
+
+# Of the turn before, what a statement is searched with (its end: usually the question).
+CONTEXT_CHARS = 300
+
+
+def prepare_all(items: list[EventInput], now: datetime) -> list[Prepared]:
+    """Each event's typed candidates (the cue tables', or the LLM's), then its episodic
+    record: what it tells that no typed candidate holds (``extraction.episodes``)."""
+    prepared = [
+        Prepared(item, clean(item.content), item.observed_at or now, [], []) for item in items
+    ]
+    read = {
+        id(p): extraction.read(
+            p.content,
+            speaker=p.item.speaker or "user",
+            source=p.item.source,
+            observed_at=p.observed_at,
+            include_assistant=_include_assistant(p.item),
+        )
+        for p in prepared
+    }
+    typed: dict[int, list[extraction.Candidate]] | None = None
+    if setting("EXTRACTOR") == "llm":
+        eligible = [p for p in prepared if _may_extract(p.item)]
+        try:
+            found = llm_extraction.extract_batch(
+                [(p.content, p.item.speaker, p.item.source, p.observed_at) for p in eligible]
+            )
+        except llm_extraction.LLMExtractionError as exc:
+            logger.warning("falling back to the heuristic extractor: %s", exc)
+        else:
+            typed = {id(p): candidates for p, candidates in zip(eligible, found, strict=True)}
+    for p in prepared:
+        language, sentences = read[id(p)]
+        if typed is not None:
+            # The LLM's memories are paraphrases: every informative sentence stays on record.
+            p.candidates = list(typed.get(id(p), []))
+            sentences = [replace(s, candidates=()) for s in sentences]
+        else:
+            p.candidates = [c for s in sentences for c in s.candidates]
+        if p.item.source != "tool":  # tool output is operational: it passes
+            p.candidates += episodes(sentences, language=language, observed_at=p.observed_at)
+        p.vectors = [None] * len(p.candidates)
+    return prepared
+
+
+def add_contexts(tenant: Tenant, prepared: list[Prepared]) -> None:
+    """Each event's context: the turn before it in its session, from this batch or, for
+    the first of a session, the latest one stored before it (one query for all)."""
+    first: dict[tuple[str, str], datetime] = {}
+    for p in prepared:
+        if p.item.session:
+            first.setdefault((p.item.client, p.item.session), p.observed_at)
+    last = _turns_before(tenant, first)
+    for p in prepared:
+        if p.item.session:
+            key = (p.item.client, p.item.session)
+            p.context = last.get(key, "")[-CONTEXT_CHARS:]
+            last[key] = p.content
+
+
+# The latest stored event of each (client reference, session reference) up to a time.
+_TURN_BEFORE = (
+    "SELECT (SELECT e.id FROM memories_session s "
+    "JOIN memories_client c ON c.id = s.client_id JOIN memories_event e ON e.session_id = s.id "
+    "WHERE c.tenant_id = %s AND c.external_ref = q.client_ref AND s.external_ref = q.session_ref "
+    "AND e.observed_at <= q.at ORDER BY e.observed_at DESC, e.received_at DESC LIMIT 1) "
+    "FROM unnest(%s::text[], %s::text[], %s::timestamptz[]) AS q(client_ref, session_ref, at)"
+)
+
+
+def _turns_before(tenant: Tenant, first: dict[tuple[str, str], datetime]) -> dict:
+    if not first:
+        return {}
+    (clients, sessions), times = zip(*first, strict=True), list(first.values())
+    # One round trip, through the ORM so that an encrypted tenant's content is opened.
+    found = Event.objects.filter(
+        pk__in=RawSQL(_TURN_BEFORE, [tenant.pk, list(clients), list(sessions), times])  # noqa: S611
+    ).values_list("client__external_ref", "session__external_ref", "content")
+    return {(client, session): content for client, session, content in found}
+
+
+def _include_assistant(item: EventInput) -> bool:
+    return item.extract_from_assistant or bool(setting("EXTRACT_FROM_ASSISTANT"))
+
+
+def _may_extract(item: EventInput) -> bool:
+    speaker = (item.speaker or "user").strip().lower()
+    return speaker not in extraction.ASSISTANT_SPEAKERS or _include_assistant(item)
