@@ -574,7 +574,7 @@ def test_a_refused_write_costs_no_extraction_or_embedding(personas, monkeypatch)
     def boom(*args, **kwargs):
         raise AssertionError("extraction ran for a refused write")
 
-    monkeypatch.setattr(ingest, "_prepare_all", boom)
+    monkeypatch.setattr(ingest, "prepare_all", boom)
     _, raw = factories.api_key_for(personas.client_user, personas.tenant)
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
