@@ -1,3 +1,5 @@
+import os
+
 from django.apps import AppConfig
 
 
@@ -7,3 +9,10 @@ class MemoriesConfig(AppConfig):
 
     def ready(self) -> None:
         from memories.api import schema  # noqa: F401 (registers the OpenAPI auth extension)
+        from memories.db import forget_inherited_connections
+        from memoryhub.observability.request_ids import connect_task_hooks
+
+        connect_task_hooks()
+
+        # django-q2 forks its workers after Django is set up; so may a pre-forking server.
+        os.register_at_fork(after_in_child=forget_inherited_connections)

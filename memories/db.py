@@ -53,3 +53,22 @@ def bound_cursor():
     wrap = connection.make_debug_cursor if connection.queries_logged else connection.make_cursor
     with wrap(raw) as cursor:
         yield cursor
+
+
+def forget_inherited_connections() -> None:
+    """In a forked child: drop the connections (and pools) inherited from the parent
+    without closing them. Closing would end the parent's sessions (libpq says goodbye on
+    the shared socket); psycopg leaves an object of another process alone when it is
+    collected. The child connects anew when it first queries."""
+    from django.db import connections
+
+    for wrapper in connections.all(initialized_only=True):
+        wrapper.connection = None
+        wrapper.in_atomic_block = False
+        wrapper.savepoint_ids = []
+        wrapper.needs_rollback = False
+        wrapper.closed_in_transaction = False
+        wrapper.run_on_commit = []
+        pools = getattr(type(wrapper), "_connection_pools", None)
+        if pools:
+            pools.clear()

@@ -5,6 +5,12 @@ port). Every process that uses it (web server, django-q2 worker, manage.py comma
 the test runner) registers itself; the last one to exit stops the server. Processes
 that died without unregistering (SIGKILL, OOM) are pruned on the next start, so a
 crash never leaves the server running forever nor stops it under a live process.
+
+Pre-forking servers: a process forked from a registered one (django-q2's workers, a
+server that loads the app before forking) registers itself in the child, so the server
+outlives a parent that leaves first; a ``multiprocessing`` child (granian's workers, which
+load the app after the fork) leaves through multiprocessing's exit, which skips ``atexit``,
+so it says goodbye there too.
 """
 
 from __future__ import annotations
@@ -12,6 +18,8 @@ from __future__ import annotations
 import atexit
 import json
 import logging
+import multiprocessing
+import multiprocessing.util
 import os
 import warnings
 from dataclasses import dataclass
@@ -92,10 +100,36 @@ def start(data_dir: Path) -> EmbeddedServer:
     # Runs before the server's own exit hook (atexit is last-in, first-out): forget the
     # processes that died without saying so, so that the last live one stops the server.
     atexit.register(_prune_dead_handles_locked, pgdata)
+    if multiprocessing.parent_process() is not None:
+        _leave_at_multiprocessing_exit(server)
+    os.register_at_fork(after_in_child=lambda: _register_child(server))
+    # Runs in multiprocessing's children after it has cleared their exit hooks.
+    multiprocessing.util.register_after_fork(server, _leave_at_multiprocessing_exit)
     info = server.get_postmaster_info()
     embedded = EmbeddedServer(pgdata=pgdata, socket_dir=info.socket_dir, port=info.port)
     _ensure_database(embedded)
     return embedded
+
+
+def _leave(server) -> None:
+    """What ``atexit`` does for a process that exits through multiprocessing's ``os._exit``:
+    unregister, and stop the server if this was the last process using it."""
+    _prune_dead_handles_locked(server.pgdata)
+    server._cleanup()
+
+
+def _register_child(server) -> None:
+    """In a child forked from a registered process: register it too. A new lock object:
+    the parent's, held or not at the fork, is not this process's (fcntl locks are not
+    inherited)."""
+    import fasteners
+
+    with fasteners.InterProcessLock(server._lock.path):
+        server.global_process_id_list.get_and_add(os.getpid())
+
+
+def _leave_at_multiprocessing_exit(server) -> None:
+    multiprocessing.util.Finalize(None, _leave, args=(server,), exitpriority=0)
 
 
 def shared_buffers(cgroup: Path = Path("/sys/fs/cgroup")) -> str:

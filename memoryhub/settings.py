@@ -80,6 +80,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "memoryhub.observability.request_ids.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -130,6 +131,13 @@ _db_options = DATABASES["default"].setdefault("OPTIONS", {})
 _db_options["options"] = " ".join(
     filter(None, [_db_options.get("options", ""), "-c hnsw.iterative_scan=relaxed_order"])
 )
+
+# The production server (memoryhub/serving.py) serves the ASGI app, where every request
+# runs in a thread of its own: persistent connections would be one new connection per
+# request. A pool per web process, sized by `serve`, keeps them instead.
+if pool_size := env("MEMORYHUB_DB_POOL_SIZE"):
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    _db_options["pool"] = {"min_size": 1, "max_size": int(pool_size), "timeout": 30}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -253,13 +261,31 @@ MEMORYHUB_MASTER_KEY = env("MEMORYHUB_MASTER_KEY", "")  # 32 bytes, base64
 MEMORYHUB_MASTER_KEYS_OLD = env("MEMORYHUB_MASTER_KEYS_OLD", "")  # during a rotation
 MEMORYHUB_KEY_PROVIDER = env("MEMORYHUB_KEY_PROVIDER", "memories.crypto.providers.LocalKeyProvider")
 
+# --- Observability (memoryhub/observability/): JSON logs with the request id, one access
+# line per request, Prometheus metrics at /metrics for the holder of the token. ---
+MEMORYHUB_METRICS_TOKEN = env("MEMORYHUB_METRICS_TOKEN")
+MEMORYHUB_ACCESS_LOG = env_bool("MEMORYHUB_ACCESS_LOG", True)
+LOG_LEVEL = env("MEMORYHUB_LOG_LEVEL", "INFO")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"request_id": {"()": "memoryhub.observability.request_ids.RequestIdFilter"}},
+    "formatters": {
+        "json": {"()": "memoryhub.observability.logs.JsonFormatter"},
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            "formatter": "json" if env("MEMORYHUB_LOG_FORMAT", "json") == "json" else "text",
+        }
+    },
     "root": {"handlers": ["console"], "level": env("MEMORYHUB_LOG_LEVEL", "WARNING")},
     "loggers": {
-        "memoryhub": {"level": env("MEMORYHUB_LOG_LEVEL", "INFO")},
-        "memories": {"level": env("MEMORYHUB_LOG_LEVEL", "INFO")},
+        "memoryhub": {"level": LOG_LEVEL},
+        "memories": {"level": LOG_LEVEL},
+        # django-q2 adds a handler of its own unless its logger has one.
+        "django-q": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
     },
 }

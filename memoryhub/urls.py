@@ -6,6 +6,7 @@ from curation import urls as curation_urls
 from memories import urls as memory_pages
 from memories import views
 from memories.api.urls import api_urlpatterns
+from memoryhub.observability.metrics import metrics_view
 from profiles import urls_pages as profile_pages
 from profiles.urls import api_urlpatterns as profile_api_urlpatterns
 
@@ -14,6 +15,7 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
+    path("metrics", metrics_view, name="metrics"),
     path("api/v1/", include((api_urlpatterns + profile_api_urlpatterns, "api"))),
     path("api/v1/", include((curation_urls.api_urlpatterns, "curation_api"))),
     path("", include((memory_pages.page_urlpatterns, "memories"))),

@@ -1,21 +1,28 @@
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connections
 
 from memories.demo import DEMO_USERS
 from memories.management.commands.seed_demo import DEFAULT_PASSWORD
+from memoryhub import embedded_db, serving
+from memoryhub.observability import metrics
 
 
 class Command(BaseCommand):
     help = (
-        "Run memoryhub: migrate, seed the demo tenant, start a django-q2 worker and the web "
-        "server. Ctrl-C stops all of it (and the embedded database when nothing else uses it)."
+        "Run memoryhub: migrate, seed the demo tenant, start a django-q2 worker and the "
+        "production web server (granian, sized from the machine; --dev: Django's autoreloading "
+        "development server). Ctrl-C or SIGTERM stops all of it gracefully (and the embedded "
+        "database when nothing else uses it)."
     )
 
     def add_arguments(self, parser):
@@ -23,10 +30,22 @@ class Command(BaseCommand):
         parser.add_argument("--no-demo", action="store_true", help="do not seed the demo tenant")
         parser.add_argument("--no-worker", action="store_true", help="do not start a worker")
         parser.add_argument(
+            "--dev",
+            action="store_true",
+            help="Django's development server, reloading on code changes (never in production)",
+        )
+        parser.add_argument(
             "--password", default=os.environ.get("MEMORYHUB_DEMO_PASSWORD", DEFAULT_PASSWORD)
         )
 
     def handle(self, *args, **opts):
+        if opts["dev"] and os.environ.get("RUN_MAIN") == "true":
+            # The development server's reloaded child: the parent did the rest.
+            call_command("runserver", opts["addrport"])
+            return
+        host, _, port = opts["addrport"].rpartition(":")
+        if not host or not port.isdigit():
+            raise CommandError(f"addrport must be HOST:PORT, not {opts['addrport']!r}")
         # SIGTERM behaves like Ctrl-C, so the clean-up below and the embedded server's run.
         signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
 
@@ -35,26 +54,71 @@ class Command(BaseCommand):
         if not opts["no_demo"]:
             call_command("seed_demo", password=opts["password"])
         call_command("setup_schedules", verbosity=0)
+        # Nothing below uses this process's connection; the children open their own.
+        connections.close_all()
 
+        plan = serving.plan(cores=serving.cores(), memory=embedded_db.available_memory())
+        environment = self._environment(plan)
         worker = None
         if not opts["no_worker"]:
             manage = Path(settings.BASE_DIR) / "manage.py"
             # Its own session: Ctrl-C reaches only this process, which stops the worker once.
             worker = subprocess.Popen(  # noqa: S603
-                [sys.executable, str(manage), "qcluster"], start_new_session=True
+                [sys.executable, str(manage), "qcluster"],
+                start_new_session=True,
+                env={**environment, serving.EMBEDDER_THREADS_ENV: str(plan.embedder_threads)},
             )
+        self._banner(opts, plan)
+        web = None
+        try:
+            if opts["dev"]:
+                call_command("runserver", opts["addrport"])
+            else:
+                web = subprocess.Popen(  # noqa: S603
+                    plan.command(host.strip("[]"), int(port)),
+                    cwd=settings.BASE_DIR,
+                    env={**environment, **plan.environment()},
+                    start_new_session=True,
+                )
+                web.wait()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            # The web server first (it finishes the requests in flight), then the worker
+            # (it finishes its task).
+            for process in (web, worker):
+                _stop(process, timeout=serving.GRACEFUL_TIMEOUT + 5)
+            multiprocess_dir = environment.get(metrics.MULTIPROCESS_ENV)
+            if multiprocess_dir and multiprocess_dir != os.environ.get(metrics.MULTIPROCESS_ENV):
+                shutil.rmtree(multiprocess_dir, ignore_errors=True)
+            self.stdout.write("memoryhub stopped")
 
+    def _environment(self, plan: serving.Plan) -> dict[str, str]:
+        environment = dict(os.environ)
+        # Web processes and the worker count into one folder, which /metrics adds up
+        # (prometheus-client's multi-process mode); a fresh one per run.
+        if not environment.get(metrics.MULTIPROCESS_ENV):
+            environment[metrics.MULTIPROCESS_ENV] = tempfile.mkdtemp(prefix="memoryhub-metrics-")
+        return environment
+
+    def _banner(self, opts, plan: serving.Plan) -> None:
         url = f"http://{opts['addrport']}/"
         database = (
             "embedded PostgreSQL in " + str(settings.DATA_DIR)
             if (settings.EMBEDDED_DATABASE)
             else "DATABASE_URL"
         )
+        server = (
+            "development server (reloads on code changes)"
+            if opts["dev"]
+            else f"granian: {plan.describe()}"
+        )
         self.stdout.write(
             "\n".join(
                 [
                     "",
                     f"memoryhub is running at {url}  (database: {database})",
+                    f"  server:  {server}",
                     f"  health:  {url}api/v1/health/",
                     f"  admin:   {url}admin/",
                     "  logins:  "
@@ -71,15 +135,15 @@ class Command(BaseCommand):
                 ]
             )
         )
-        try:
-            call_command("runserver", opts["addrport"], use_reloader=False)
-        except KeyboardInterrupt:
-            pass
-        finally:
-            if worker is not None and worker.poll() is None:
-                worker.send_signal(signal.SIGTERM)
-                try:
-                    worker.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    worker.kill()
-            self.stdout.write("memoryhub stopped")
+        self.stdout.flush()
+
+
+def _stop(process: subprocess.Popen | None, *, timeout: float) -> None:
+    if process is None or process.poll() is not None:
+        return
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)

@@ -22,6 +22,7 @@ from django.db import IntegrityError, transaction
 
 from memories.conf import setting
 from memories.models import EmbeddingSpace
+from memoryhub.observability import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -187,10 +188,12 @@ class EmbeddingChain:
                 vectors = self._embed_all(provider, texts, input_type)
             except EmbeddingError as exc:
                 breaker.record_failure()
+                metrics.provider_called("embedding", provider.name, ok=False, circuit=breaker.state)
                 logger.warning("embedding provider %s failed: %s", provider.name, exc)
                 errors.append(str(exc))
                 continue
             breaker.record_success()
+            metrics.provider_called("embedding", provider.name, ok=True, circuit=breaker.state)
             return Embedded(provider.name, provider.model, provider.dimension, vectors)
         raise AllProvidersFailed("; ".join(errors) or "no embedding provider configured")
 

@@ -39,6 +39,7 @@ from memories.services.write.records import (
 )
 from memories.services.write.relate import LiveIndex, Neighbours, marriage
 from memories.services.write.staleness import clients_mark_profile_stale
+from memoryhub.observability import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -113,6 +114,8 @@ def events_ingest(
             ]
             results.append(IngestResult(event, True, outcomes))
         run.flush()
+        actions = [o.action for r in results if r.created for o in r.outcomes]
+        transaction.on_commit(lambda: metrics.ingest_counted(actions))
         if run.conflicts:
             conflicts = list(run.conflicts)
             transaction.on_commit(lambda: _enqueue_conflict_reviews(conflicts))

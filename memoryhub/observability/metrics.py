@@ -1,0 +1,118 @@
+"""Prometheus metrics, at ``/metrics`` for whoever holds ``MEMORYHUB_METRICS_TOKEN``.
+
+The production server runs several web processes beside the django-q2 worker: ``serve``
+points them all at one folder (``PROMETHEUS_MULTIPROC_DIR``, prometheus-client's
+multi-process mode), and a scrape adds up what every process recorded. Queue depth is read
+from the broker when scraped.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.core import GaugeMetricFamily
+
+MULTIPROCESS_ENV = "PROMETHEUS_MULTIPROC_DIR"
+TOKEN_SETTING = "MEMORYHUB_METRICS_TOKEN"
+
+REQUEST_LATENCY = Histogram(
+    "memoryhub_http_request_duration_seconds",
+    "Time to answer a request, by URL route (its pattern, not the raw path), method and status.",
+    ["route", "method", "status"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+INGEST_OUTCOMES = Counter(
+    "memoryhub_ingest_outcomes_total",
+    "What ingest did with each statement it stored: added, deduplicated, updated, extended, "
+    "conflict.",
+    ["action"],
+)
+PROVIDER_CALLS = Counter(
+    "memoryhub_provider_calls_total",
+    "Calls to embedding and LLM providers, by provider and outcome (ok, failed).",
+    ["kind", "provider", "outcome"],
+)
+BREAKER_STATE = Gauge(
+    "memoryhub_breaker_state",
+    "A provider's circuit as last seen by any process: 0 closed, 1 half open, 2 open.",
+    ["kind", "provider"],
+    multiprocess_mode="mostrecent",
+)
+TASK_DURATION = Histogram(
+    "memoryhub_task_duration_seconds",
+    "Background tasks (jobs and follow-ups), by function and outcome (succeeded, failed).",
+    ["task", "outcome"],
+    buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 600),
+)
+BREAKER_VALUES = {"closed": 0, "half_open": 1, "open": 2}
+
+
+def provider_called(kind: str, provider: str, *, ok: bool, circuit: str) -> None:
+    PROVIDER_CALLS.labels(kind=kind, provider=provider, outcome="ok" if ok else "failed").inc()
+    BREAKER_STATE.labels(kind=kind, provider=provider).set(BREAKER_VALUES.get(circuit, 0))
+
+
+def ingest_counted(actions) -> None:
+    for action in actions:
+        INGEST_OUTCOMES.labels(action=action).inc()
+
+
+class QueueCollector:
+    """Tasks waiting in the django-q2 broker, read when scraped."""
+
+    def collect(self):
+        from django_q.brokers import get_broker
+
+        family = GaugeMetricFamily(
+            "memoryhub_queue_depth", "Tasks waiting in the django-q2 broker.", labels=["broker"]
+        )
+        broker = get_broker()
+        try:
+            depth = broker.queue_size()
+        except Exception:  # a broker that cannot be reached has no depth to report
+            return
+        family.add_metric([type(broker).__name__.lower()], float(depth or 0))
+        yield family
+
+
+def exposition() -> bytes:
+    if os.environ.get(MULTIPROCESS_ENV):
+        from prometheus_client import multiprocess
+
+        recorded = CollectorRegistry()
+        multiprocess.MultiProcessCollector(recorded)
+    else:
+        from prometheus_client import REGISTRY as recorded
+    read_now = CollectorRegistry()
+    read_now.register(QueueCollector())
+    return generate_latest(recorded) + generate_latest(read_now)
+
+
+def token_matches(header: str, token: str) -> bool:
+    scheme, _, given = header.partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip(), token)
+
+
+def metrics_view(request):
+    """``/metrics``: 404 unless ``MEMORYHUB_METRICS_TOKEN`` is set (nothing to find), 401
+    without that token as a bearer token."""
+    from django.conf import settings
+    from django.http import Http404, HttpResponse
+
+    token = getattr(settings, TOKEN_SETTING, "")
+    if not token:
+        raise Http404("metrics are off: set MEMORYHUB_METRICS_TOKEN")
+    if not token_matches(request.headers.get("Authorization", ""), token):
+        response = HttpResponse("A bearer token is needed.\n", status=401)
+        response["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        return response
+    return HttpResponse(exposition(), content_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,146 @@
+"""How ``manage.py serve`` runs the production web server: granian serving the ASGI app
+(``memoryhub.asgi``), sized from the cores and memory it finds.
+
+The sizes are chosen together so that the processes do not oversubscribe the CPU: one web
+process per core (while memory allows), a few requests at a time in each (a request spends
+much of its time waiting for PostgreSQL, which runs on the same cores), and the local
+embedder on one thread per request: with as many requests in flight as cores, onnxruntime's
+own thread pool would only make threads wait on each other (measured in docs/decisions.md).
+Every size can be set by an environment variable.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+WORKERS_ENV = "MEMORYHUB_WEB_WORKERS"
+THREADS_ENV = "MEMORYHUB_WEB_THREADS"
+EMBEDDER_THREADS_ENV = "MEMORYHUB_LOCAL_EMBEDDER_THREADS"
+POOL_ENV = "MEMORYHUB_DB_POOL_SIZE"
+# What one web process takes with the local model loaded and a few requests in flight
+# (measured: 230-280 MB RSS), with room to spare.
+WORKER_MEMORY = 512 * 2**20
+# The web processes may take half the memory: PostgreSQL (a quarter for its buffers when
+# embedded) and the django-q2 worker need the rest.
+WEB_MEMORY_SHARE = 0.5
+DEFAULT_THREADS = 4
+# Seconds a stopping worker is given to finish its requests before it is killed.
+GRACEFUL_TIMEOUT = 30
+
+
+def cores(cgroup: Path = Path("/sys/fs/cgroup")) -> int:
+    """The cores this process may use: its CPU affinity, or its container's quota
+    (cgroup v2 ``cpu.max``, v1 ``cpu.cfs_quota_us``) when that is lower."""
+    try:
+        count = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        count = os.cpu_count() or 1
+    quota = _cpu_quota(cgroup)
+    if quota is not None:
+        count = min(count, max(1, math.ceil(quota)))
+    return max(1, count)
+
+
+def _cpu_quota(cgroup: Path) -> float | None:
+    try:
+        quota, period = (cgroup / "cpu.max").read_text().split()[:2]
+        if quota != "max":
+            return int(quota) / int(period)
+    except (OSError, ValueError):
+        pass
+    try:
+        quota_us = int((cgroup / "cpu" / "cpu.cfs_quota_us").read_text())
+        period_us = int((cgroup / "cpu" / "cpu.cfs_period_us").read_text())
+        if quota_us > 0 and period_us > 0:
+            return quota_us / period_us
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _positive(name: str, environ) -> int | None:
+    raw = environ.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"{name} must be a positive integer, not {raw!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Plan:
+    workers: int  # web processes
+    threads: int  # requests each process serves at once
+    embedder_threads: int  # onnxruntime intra-op threads per request
+    pool_size: int  # PostgreSQL connections each process keeps at most
+    cores: int
+    memory: int
+
+    def environment(self) -> dict[str, str]:
+        """What the web processes are started with."""
+        return {
+            EMBEDDER_THREADS_ENV: str(self.embedder_threads),
+            POOL_ENV: str(self.pool_size),
+        }
+
+    def command(self, host: str, port: int) -> list[str]:
+        return [
+            sys.executable,
+            "-m",
+            "granian",
+            "--interface",
+            "asgi",
+            "--host",
+            host,
+            "--port",
+            str(port),
+            "--workers",
+            str(self.workers),
+            # At most this many requests at once per process; the rest wait in the socket's
+            # backlog rather than in threads fighting over the GIL and the cores.
+            "--backpressure",
+            str(self.threads),
+            "--runtime-threads",
+            "1",
+            "--respawn-failed-workers",
+            "--workers-kill-timeout",
+            str(GRACEFUL_TIMEOUT),
+            "--log-level",
+            "warning",
+            "--no-ws",
+            "memoryhub.asgi:application",
+        ]
+
+    def describe(self) -> str:
+        return (
+            f"{self.workers} web process{'es' if self.workers != 1 else ''} x "
+            f"{self.threads} requests at once, embedder on {self.embedder_threads} "
+            f"thread{'s' if self.embedder_threads != 1 else ''} per request "
+            f"({self.cores} cores, {self.memory / 2**30:.1f} GB)"
+        )
+
+
+def plan(*, cores: int, memory: int, environ=os.environ) -> Plan:
+    by_memory = int(memory * WEB_MEMORY_SHARE) // WORKER_MEMORY
+    workers = _positive(WORKERS_ENV, environ) or max(1, min(cores, by_memory))
+    threads = _positive(THREADS_ENV, environ) or DEFAULT_THREADS
+    # Cores left over once every in-flight request has one (few workers for lack of memory).
+    embedder = _positive(EMBEDDER_THREADS_ENV, environ) or max(1, cores // (workers * threads))
+    # One connection per request in flight and one for what runs beside them (health probes).
+    pool = _positive(POOL_ENV, environ) or threads + 1
+    return Plan(
+        workers=workers,
+        threads=threads,
+        embedder_threads=embedder,
+        pool_size=pool,
+        cores=cores,
+        memory=memory,
+    )
