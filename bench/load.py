@@ -324,15 +324,29 @@ def main() -> None:
     try:
         subprocess.run([*MANAGE, "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)  # noqa: S603
         key = subprocess.run(  # noqa: S603
-            [*MANAGE, "create_api_key", "--tenant", "load", "--user", "bench", "--role",
-             "SUPERVISOR"],
-            cwd=ROOT, env=env, check=True, capture_output=True, text=True,
+            [
+                *MANAGE,
+                "create_api_key",
+                "--tenant",
+                "load",
+                "--user",
+                "bench",
+                "--role",
+                "SUPERVISOR",
+            ],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
         ).stdout.strip()
         (data / "api_key").write_text(key)
         # Holds the embedded database open between servers (each server stops it otherwise).
         holder = subprocess.Popen(  # noqa: S603
             [*MANAGE, "shell", "-c", "import time; time.sleep(100000)"],
-            cwd=ROOT, env=env, start_new_session=True,
+            cwd=ROOT,
+            env=env,
+            start_new_session=True,
         )
         specs = {
             "dev": [*MANAGE, "serve", "127.0.0.1:{port}", "--no-demo", "--no-worker", "--dev"],
@@ -347,8 +361,12 @@ def main() -> None:
         clients = [f"load-client-{n}" for n in range(args.seed_clients)]
         if not args.no_worker:
             worker = subprocess.Popen(  # noqa: S603
-                [*MANAGE, "qcluster"], cwd=ROOT, env=env, start_new_session=True,
-                stdout=(data / "qcluster.log").open("w"), stderr=subprocess.STDOUT,
+                [*MANAGE, "qcluster"],
+                cwd=ROOT,
+                env=env,
+                start_new_session=True,
+                stdout=(data / "qcluster.log").open("w"),
+                stderr=subprocess.STDOUT,
             )
         seeded = False
         for label in labels:
@@ -399,10 +417,24 @@ def measure(server: Server, key: str, clients: list[str], args, data: Path, work
             args.profile.mkdir(parents=True, exist_ok=True)
             raw = args.profile / "prod-mixed.txt"
             profiler = subprocess.Popen(  # noqa: S603
-                [str(Path(sys.executable).parent / "py-spy"), "record", "--pid",
-                 str(server.process.pid), "--subprocesses", "--format", "raw", "--rate", "50",
-                 "--duration", str(int(args.duration)), "--nonblocking", "-o", str(raw)],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                [
+                    str(Path(sys.executable).parent / "py-spy"),
+                    "record",
+                    "--pid",
+                    str(server.process.pid),
+                    "--subprocesses",
+                    "--format",
+                    "raw",
+                    "--rate",
+                    "50",
+                    "--duration",
+                    str(int(args.duration)),
+                    "--nonblocking",
+                    "-o",
+                    str(raw),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
             )
         figures, elapsed = drive(server.port, key, mix, load, args.clients, args.duration)
         after = (cpu_seconds(web), cpu_seconds(db), cpu_seconds(workers))
@@ -419,7 +451,8 @@ def measure(server: Server, key: str, clients: list[str], args, data: Path, work
                 name: round((a - b) / max(calls, 1), 4)
                 for name, a, b in zip(("web", "postgres", "worker"), after, before, strict=True)
             },
-            "rss_mb": round(rss), "uss_mb": round(uss),
+            "rss_mb": round(rss),
+            "uss_mb": round(uss),
             "ops": {
                 op: {
                     "count": len(values),
@@ -437,8 +470,10 @@ def measure(server: Server, key: str, clients: list[str], args, data: Path, work
             },
             "error_samples": figures.error_samples,
         }
-        print(f"{server.label:>6} {mix_name:<6} {out[mix_name]['requests_per_s']:7.1f} req/s",
-              flush=True)
+        print(
+            f"{server.label:>6} {mix_name:<6} {out[mix_name]['requests_per_s']:7.1f} req/s",
+            flush=True,
+        )
         if profiler is not None:
             print(profile_summary(args.profile / "prod-mixed.txt"), flush=True)
     return out
@@ -446,8 +481,10 @@ def measure(server: Server, key: str, clients: list[str], args, data: Path, work
 
 def report(results: dict, labels: list[str], args) -> None:
     cores, load = results["machine"]["cores"], results["machine"]["load_average"]
-    print(f"\n{cores} cores; load average before the run {load[0]:.1f} "
-          f"(other work on the machine makes absolute figures noisy: read the ratios)")
+    print(
+        f"\n{cores} cores; load average before the run {load[0]:.1f} "
+        f"(other work on the machine makes absolute figures noisy: read the ratios)"
+    )
     for mix in [m for m in args.mixes.split(",") if m]:
         print(f"\n== {mix} ({args.clients} clients, {args.duration:.0f} s)")
         for label in labels:
@@ -463,8 +500,10 @@ def report(results: dict, labels: list[str], args) -> None:
             )
             for op, f in figures["ops"].items():
                 if f["count"]:
-                    print(f"        {op:<8} n={f['count']:<5} errors={f['errors']:<3} p50 "
-                          f"{f['p50']:7.1f}  p95 {f['p95']:7.1f}  p99 {f['p99']:7.1f} ms")
+                    print(
+                        f"        {op:<8} n={f['count']:<5} errors={f['errors']:<3} p50 "
+                        f"{f['p50']:7.1f}  p95 {f['p95']:7.1f}  p99 {f['p99']:7.1f} ms"
+                    )
                 else:
                     print(f"        {op:<8} n=0     errors={f['errors']}")
             for sample in figures["error_samples"]:
