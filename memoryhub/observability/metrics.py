@@ -22,7 +22,7 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily
 
 MULTIPROCESS_ENV = "PROMETHEUS_MULTIPROC_DIR"
-TOKEN_SETTING = "MEMORYHUB_METRICS_TOKEN"
+TOKEN_SETTING = "MEMORYHUB_METRICS_TOKEN"  # noqa: S105 (a setting's name)
 
 REQUEST_LATENCY = Histogram(
     "memoryhub_http_request_duration_seconds",

@@ -31,8 +31,13 @@ def profiles_refresh_stale(*, client_ids=None, tenant_id=None) -> int:
         stale = stale.filter(tenant_id=tenant_id)
 
     def claim() -> list:
+        # FOR NO KEY UPDATE: a write in progress holds its client's row FOR KEY SHARE (its
+        # events and memories point at it), which FOR UPDATE would skip; and that write,
+        # finding the mark already set, queues no refresh of its own.
         return list(
-            stale.select_for_update(skip_locked=True).order_by("profile_stale_since", "pk")[:size]
+            stale.select_for_update(skip_locked=True, no_key=True).order_by(
+                "profile_stale_since", "pk"
+            )[:size]
         )
 
     def work(batch: list) -> None:
