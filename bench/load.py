@@ -109,6 +109,11 @@ class Server:
             time.sleep(0.5)
         raise SystemExit(f"{self.label}: no healthy server after 180 s ({log})")
 
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
     def processes(self) -> list[psutil.Process]:
         assert self.process is not None
         root = psutil.Process(self.process.pid)
@@ -117,7 +122,8 @@ class Server:
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:
             return
-        self.process.send_signal(signal.SIGTERM)
+        # The group: the development server's reloaded child is in it.
+        os.killpg(self.process.pid, signal.SIGTERM)
         try:
             self.process.wait(timeout=40)
         except subprocess.TimeoutExpired:
@@ -267,13 +273,14 @@ def seed(port: int, key: str, clients: list[str], per_client: int) -> None:
             raise SystemExit(f"seeding failed: {status} {data[:300]!r}")
 
 
-def profile_summary(raw: Path, top: int = 25) -> str:
+def profile_summary(raws: list[Path], top: int = 25) -> str:
     """py-spy's collapsed stacks, as the functions that held the most samples (self and
     inclusive)."""
     own: Counter = Counter()
     inclusive: Counter = Counter()
     total = 0
-    for line in raw.read_text().splitlines():
+    lines_in = [line for raw in raws if raw.exists() for line in raw.read_text().splitlines()]
+    for line in lines_in:
         stack, _, count_text = line.rpartition(" ")
         if not stack:
             continue
@@ -294,6 +301,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=20.0, help="seconds per mix")
     parser.add_argument("--warmup", type=float, default=4.0, help="seconds before each mix")
+    parser.add_argument(
+        "--rounds", type=int, default=4, help="slices per mix, taken by each server in turn"
+    )
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--mixes", default="mixed,read,write")
     parser.add_argument("--servers", default="dev,prod")
@@ -368,24 +378,24 @@ def main() -> None:
                 stdout=(data / "qcluster.log").open("w"),
                 stderr=subprocess.STDOUT,
             )
-        seeded = False
+        servers = []
         for label in labels:
             port = free_port()
             command = [part.replace("{port}", str(port)) for part in specs[label]]
-            server = Server(label, command, port, env)
-            server.start(data / f"{label}.log")
-            try:
-                if not seeded:
-                    started = time.perf_counter()
-                    seed(port, key, clients, args.seed_events)
-                    print(
-                        f"seeded {len(clients)} clients x {args.seed_events} events in "
-                        f"{time.perf_counter() - started:.1f} s",
-                        flush=True,
-                    )
-                    seeded = True
-                results[label] = measure(server, key, clients, args, data, worker)
-            finally:
+            servers.append(Server(label, command, port, env))
+        try:
+            for server in servers:
+                server.start(data / f"{server.label}.log")
+            started = time.perf_counter()
+            seed(servers[0].port, key, clients, args.seed_events)
+            print(
+                f"seeded {len(clients)} clients x {args.seed_events} events in "
+                f"{time.perf_counter() - started:.1f} s",
+                flush=True,
+            )
+            results.update(measure(servers, key, clients, args, data, worker))
+        finally:
+            for server in servers:
                 server.stop()
     finally:
         for process in (worker, holder):
@@ -402,80 +412,131 @@ def main() -> None:
     report(results, labels, args)
 
 
-def measure(server: Server, key: str, clients: list[str], args, data: Path, worker) -> dict:
-    out = {}
-    for mix_name in [m for m in args.mixes.split(",") if m]:
-        mix = MIXES[mix_name]
-        load = Load(clients, seed=zlib.crc32(f"{server.label}:{mix_name}".encode()))
-        drive(server.port, key, mix, load, args.clients, args.warmup)
-        web, db = server.processes(), postgres_processes(data)
-        workers = [] if worker is None else [psutil.Process(worker.pid)]
-        workers += [c for w in workers for c in w.children(recursive=True)]
-        before = (cpu_seconds(web), cpu_seconds(db), cpu_seconds(workers))
-        profiler = None
-        if args.profile and server.label == "prod" and mix_name == "mixed":
-            args.profile.mkdir(parents=True, exist_ok=True)
-            raw = args.profile / "prod-mixed.txt"
-            profiler = subprocess.Popen(  # noqa: S603
-                [
-                    str(Path(sys.executable).parent / "py-spy"),
-                    "record",
-                    "--pid",
-                    str(server.process.pid),
-                    "--subprocesses",
-                    "--format",
-                    "raw",
-                    "--rate",
-                    "50",
-                    "--duration",
-                    str(int(args.duration)),
-                    "--nonblocking",
-                    "-o",
-                    str(raw),
-                ],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-        figures, elapsed = drive(server.port, key, mix, load, args.clients, args.duration)
-        after = (cpu_seconds(web), cpu_seconds(db), cpu_seconds(workers))
-        rss, uss = memory_of(server.processes())
-        if profiler is not None:
-            profiler.wait(timeout=60)
+@dataclass
+class Tally:
+    """One server's figures for one mix, added up over the rounds."""
+
+    figures: Figures = field(default_factory=Figures)
+    seconds: float = 0.0
+    cpu: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])  # web, postgres, worker
+    rss_mb: float = 0.0
+    uss_mb: float = 0.0
+
+    def add(self, figures: Figures, seconds: float, cpu: list[float]) -> None:
+        for op, values in figures.latencies.items():
+            self.figures.latencies[op].extend(values)
+        self.figures.errors.update(figures.errors)
+        self.figures.error_samples.extend(
+            figures.error_samples[: 5 - len(self.figures.error_samples)]
+        )
+        self.seconds += seconds
+        self.cpu = [a + b for a, b in zip(self.cpu, cpu, strict=True)]
+
+    def result(self) -> dict:
+        figures = self.figures
         count = sum(len(v) for v in figures.latencies.values())
         calls = count + sum(figures.errors.values())
-        out[mix_name] = {
-            "seconds": round(elapsed, 1),
-            "requests": count,
-            "requests_per_s": round(count / elapsed, 1),
-            "cpu_s_per_request": {
-                name: round((a - b) / max(calls, 1), 4)
-                for name, a, b in zip(("web", "postgres", "worker"), after, before, strict=True)
-            },
-            "rss_mb": round(rss),
-            "uss_mb": round(uss),
-            "ops": {
-                op: {
-                    "count": len(values),
-                    "errors": figures.errors[op],
-                    "p50": round(percentile(values, 50), 1),
-                    "p95": round(percentile(values, 95), 1),
-                    "p99": round(percentile(values, 99), 1),
-                }
-                for op, values in sorted(figures.latencies.items())
+        ops = {
+            op: {
+                "count": len(values),
+                "errors": figures.errors[op],
+                "p50": round(percentile(values, 50), 1),
+                "p95": round(percentile(values, 95), 1),
+                "p99": round(percentile(values, 99), 1),
             }
-            | {
-                op: {"count": 0, "errors": n}
-                for op, n in figures.errors.items()
-                if op not in figures.latencies
+            for op, values in sorted(figures.latencies.items())
+        }
+        for op, n in figures.errors.items():
+            ops.setdefault(op, {"count": 0, "errors": n})
+        return {
+            "seconds": round(self.seconds, 1),
+            "requests": count,
+            "requests_per_s": round(count / max(self.seconds, 0.001), 1),
+            "cpu_s_per_request": {
+                name: round(value / max(calls, 1), 4)
+                for name, value in zip(("web", "postgres", "worker"), self.cpu, strict=True)
             },
+            "rss_mb": round(self.rss_mb),
+            "uss_mb": round(self.uss_mb),
+            "ops": ops,
             "error_samples": figures.error_samples,
         }
-        print(
-            f"{server.label:>6} {mix_name:<6} {out[mix_name]['requests_per_s']:7.1f} req/s",
-            flush=True,
-        )
-        if profiler is not None:
-            print(profile_summary(args.profile / "prod-mixed.txt"), flush=True)
+
+
+def tree_cpu(processes: list[psutil.Process]) -> float:
+    """CPU seconds of a process tree, those of children already reaped included."""
+    total = cpu_seconds(processes)
+    for process in processes:
+        try:
+            times = process.cpu_times()
+        except psutil.Error:
+            continue
+        total += times.children_user + times.children_system
+    return total
+
+
+def measure(servers: list[Server], key: str, clients: list[str], args, data: Path, worker):
+    """Each mix, in ``--rounds`` slices per server taken in turn, so that what else runs on
+    the machine weighs on every server alike."""
+    mixes = [m for m in args.mixes.split(",") if m]
+    tallies = {(s.label, m): Tally() for s in servers for m in mixes}
+    loads = {
+        (s.label, m): Load(clients, seed=zlib.crc32(f"{s.label}:{m}".encode()))
+        for s in servers
+        for m in mixes
+    }
+    slice_seconds = args.duration / args.rounds
+    for mix_name in mixes:
+        mix = MIXES[mix_name]
+        for server in servers:
+            drive(server.port, key, mix, loads[(server.label, mix_name)], args.clients, args.warmup)
+        for round_number in range(args.rounds):
+            for server in servers:
+                web, db = server.processes(), postgres_processes(data)
+                workers = [] if worker is None else [psutil.Process(worker.pid)]
+                workers += [c for w in workers for c in w.children(recursive=True)]
+                before = [tree_cpu(web), tree_cpu(db), tree_cpu(workers)]
+                profiler = None
+                if args.profile and server.label == "prod" and mix_name == "mixed":
+                    args.profile.mkdir(parents=True, exist_ok=True)
+                    profiler = subprocess.Popen(  # noqa: S603
+                        [
+                            str(Path(sys.executable).parent / "py-spy"),
+                            "record",
+                            "--pid",
+                            str(server.pid),
+                            "--subprocesses",
+                            "--format",
+                            "raw",
+                            "--rate",
+                            "50",
+                            "--duration",
+                            str(max(1, int(slice_seconds))),
+                            "--nonblocking",
+                            "-o",
+                            str(args.profile / f"prod-mixed-{round_number}.txt"),
+                        ],
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                    )
+                figures, elapsed = drive(
+                    server.port, key, mix, loads[(server.label, mix_name)], args.clients,
+                    slice_seconds,
+                )  # fmt: skip
+                after = [tree_cpu(web), tree_cpu(db), tree_cpu(workers)]
+                tally = tallies[(server.label, mix_name)]
+                tally.add(figures, elapsed, [a - b for a, b in zip(after, before, strict=True)])
+                tally.rss_mb, tally.uss_mb = memory_of(server.processes())
+                if profiler is not None:
+                    profiler.wait(timeout=120)
+        for server in servers:
+            rate = tallies[(server.label, mix_name)].result()["requests_per_s"]
+            print(f"{server.label:>6} {mix_name:<6} {rate:7.1f} req/s", flush=True)
+    if args.profile and any(s.label == "prod" for s in servers) and "mixed" in mixes:
+        print(profile_summary(sorted(args.profile.glob("prod-mixed-*.txt"))), flush=True)
+    out: dict = {}
+    for (label, mix_name), tally in tallies.items():
+        out.setdefault(label, {})[mix_name] = tally.result()
     return out
 
 

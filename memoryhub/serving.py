@@ -1,5 +1,6 @@
 """How ``manage.py serve`` runs the production web server: granian serving the ASGI app
-(``memoryhub.asgi``), sized from the cores and memory it finds.
+(``memoryhub.asgi``: Django through ``wsgi_bridge``), sized from the cores and memory it
+finds.
 
 The sizes are chosen together so that the processes do not oversubscribe the CPU: one web
 process per core (while memory allows), a few requests at a time in each (a request spends
@@ -20,7 +21,6 @@ from pathlib import Path
 WORKERS_ENV = "MEMORYHUB_WEB_WORKERS"
 THREADS_ENV = "MEMORYHUB_WEB_THREADS"
 EMBEDDER_THREADS_ENV = "MEMORYHUB_LOCAL_EMBEDDER_THREADS"
-POOL_ENV = "MEMORYHUB_DB_POOL_SIZE"
 # What one web process takes with the local model loaded and a few requests in flight
 # (measured: 230-280 MB RSS), with room to spare.
 WORKER_MEMORY = 512 * 2**20
@@ -80,7 +80,6 @@ class Plan:
     workers: int  # web processes
     threads: int  # requests each process serves at once
     embedder_threads: int  # onnxruntime intra-op threads per request
-    pool_size: int  # PostgreSQL connections each process keeps at most
     cores: int
     memory: int
 
@@ -88,7 +87,7 @@ class Plan:
         """What the web processes are started with."""
         return {
             EMBEDDER_THREADS_ENV: str(self.embedder_threads),
-            POOL_ENV: str(self.pool_size),
+            THREADS_ENV: str(self.threads),
         }
 
     def command(self, host: str, port: int) -> list[str]:
@@ -134,13 +133,10 @@ def plan(*, cores: int, memory: int, environ=os.environ) -> Plan:
     threads = _positive(THREADS_ENV, environ) or DEFAULT_THREADS
     # Cores left over once every in-flight request has one (few workers for lack of memory).
     embedder = _positive(EMBEDDER_THREADS_ENV, environ) or max(1, cores // (workers * threads))
-    # One connection per request in flight and one for what runs beside them (health probes).
-    pool = _positive(POOL_ENV, environ) or threads + 1
     return Plan(
         workers=workers,
         threads=threads,
         embedder_threads=embedder,
-        pool_size=pool,
         cores=cores,
         memory=memory,
     )

@@ -132,13 +132,6 @@ _db_options["options"] = " ".join(
     filter(None, [_db_options.get("options", ""), "-c hnsw.iterative_scan=relaxed_order"])
 )
 
-# The production server (memoryhub/serving.py) serves the ASGI app, where every request
-# runs in a thread of its own: persistent connections would be one new connection per
-# request. A pool per web process, sized by `serve`, keeps them instead.
-if pool_size := env("MEMORYHUB_DB_POOL_SIZE"):
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
-    _db_options["pool"] = {"min_size": 1, "max_size": int(pool_size), "timeout": 30}
-
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # The database cache lets the web process see the worker's django-q2 cluster stats.

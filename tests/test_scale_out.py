@@ -74,7 +74,6 @@ def _env(broker: str) -> dict:
         "MEMORYHUB_THROTTLE_READ": "off",
         "MEMORYHUB_THROTTLE_WRITE": "off",
         "MEMORYHUB_LOCAL_EMBEDDER_THREADS": "1",
-        "MEMORYHUB_DB_POOL_SIZE": "5",
         "MEMORYHUB_ACCESS_LOG": "false",
         "PYTHONWARNINGS": "ignore",
     }

@@ -32,10 +32,10 @@ GB = 2**30
 
 def test_two_cores_plenty_of_memory_one_process_per_core_one_embedder_thread():
     plan = serving.plan(cores=2, memory=24 * GB, environ={})
-    assert (plan.workers, plan.threads, plan.embedder_threads, plan.pool_size) == (2, 4, 1, 5)
+    assert (plan.workers, plan.threads, plan.embedder_threads) == (2, 4, 1)
     assert plan.environment() == {
         "MEMORYHUB_LOCAL_EMBEDDER_THREADS": "1",
-        "MEMORYHUB_DB_POOL_SIZE": "5",
+        "MEMORYHUB_WEB_THREADS": "4",
     }
 
 
@@ -55,10 +55,9 @@ def test_every_size_can_be_set():
         "MEMORYHUB_WEB_WORKERS": "3",
         "MEMORYHUB_WEB_THREADS": "2",
         "MEMORYHUB_LOCAL_EMBEDDER_THREADS": "2",
-        "MEMORYHUB_DB_POOL_SIZE": "9",
     }
     plan = serving.plan(cores=2, memory=24 * GB, environ=environ)
-    assert (plan.workers, plan.threads, plan.embedder_threads, plan.pool_size) == (3, 2, 2, 9)
+    assert (plan.workers, plan.threads, plan.embedder_threads) == (3, 2, 2)
     command = plan.command("127.0.0.1", 8123)
     assert command[:3] == [sys.executable, "-m", "granian"]
     assert command[command.index("--workers") + 1] == "3"

@@ -24,6 +24,10 @@ def embedding_index_ensure(*, space: EmbeddingSpace) -> None:
 
 @transaction.atomic
 def embedding_space_get_or_create(*, provider: str, model: str, dimension: int) -> EmbeddingSpace:
+    # One creator at a time: two concurrent CREATE INDEX IF NOT EXISTS of one name may both
+    # try to add it to the catalogue.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended('memoryhub:space', 0))")
     space, _ = EmbeddingSpace.objects.get_or_create(
         provider=provider, model=model, defaults={"dimension": dimension}
     )

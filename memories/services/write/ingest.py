@@ -65,10 +65,14 @@ def events_ingest(
     if tenant.vector_search_enabled:
         embedded = _embed(prepared, known=_said_before(tenant, found, prepared))
 
+    # On first use the space and its index are created in a transaction of their own: the
+    # CREATE INDEX locks the vectors' table (SHARE) until commit, and two ingests holding it
+    # while they insert vectors deadlock.
+    space = embeddings.space_for(embedded) if embedded else None
+
     with transaction.atomic():
         clients = _resolve_clients(user, tenant, found)
         _lock_clients(clients.values())
-        space = embeddings.space_for(embedded) if embedded else None
         hashes = [[statement_hash(tenant, c.content) for c in p.candidates] for p in prepared]
         index = LiveIndex.load(
             client_ids=[c.pk for c in clients.values()],
