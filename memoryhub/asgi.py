@@ -8,11 +8,11 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings")
 
-from django.conf import settings  # noqa: E402
-from django.core.wsgi import get_wsgi_application  # noqa: E402
+from django.conf import settings
+from django.core.wsgi import get_wsgi_application
 
-from memoryhub.serving import THREADS_ENV, DEFAULT_THREADS  # noqa: E402
-from memoryhub.wsgi_bridge import WsgiBridge  # noqa: E402
+from memoryhub.serving import DEFAULT_THREADS, THREADS_ENV
+from memoryhub.wsgi_bridge import WsgiBridge
 
 django_application = get_wsgi_application()
 application = WsgiBridge(

@@ -28,6 +28,7 @@ WORKER_MEMORY = 512 * 2**20
 # embedded) and the django-q2 worker need the rest.
 WEB_MEMORY_SHARE = 0.5
 DEFAULT_THREADS = 4
+BACKPRESSURE_PER_THREAD = 8
 # Seconds a stopping worker is given to finish its requests before it is killed.
 GRACEFUL_TIMEOUT = 30
 
@@ -103,10 +104,11 @@ class Plan:
             str(port),
             "--workers",
             str(self.workers),
-            # At most this many requests at once per process; the rest wait in the socket's
-            # backlog rather than in threads fighting over the GIL and the cores.
+            # The threads bound what runs at once; requests past them wait in the bridge's
+            # queue, in order. With granian's own limit at the thread count, a request now
+            # and then waited ~6 s for a slot (measured, docs/decisions.md).
             "--backpressure",
-            str(self.threads),
+            str(self.threads * BACKPRESSURE_PER_THREAD),
             "--runtime-threads",
             "1",
             "--respawn-failed-workers",

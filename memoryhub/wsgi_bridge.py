@@ -118,10 +118,7 @@ def environ(scope: dict, body: bytes) -> dict:
     for raw_name, raw_value in scope.get("headers", []):
         name = raw_name.decode("latin-1").upper().replace("-", "_")
         value = raw_value.decode("latin-1")
-        if name == "CONTENT_TYPE" or name == "CONTENT_LENGTH":
-            key = name
-        else:
-            key = f"HTTP_{name}"
+        key = name if name in ("CONTENT_TYPE", "CONTENT_LENGTH") else f"HTTP_{name}"
         env[key] = f"{env[key]},{value}" if key in env else value
     if "CONTENT_LENGTH" not in env and body:
         env["CONTENT_LENGTH"] = str(len(body))

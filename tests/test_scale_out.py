@@ -151,7 +151,7 @@ def test_two_web_processes_and_two_workers_lose_nothing_and_do_nothing_twice(
             subprocess.Popen(  # noqa: S603
                 [
                     sys.executable, "-m", "granian", "--interface", "asgi", "--port", str(port),
-                    "--workers", "1", "--backpressure", "4", "--log-level", "warning",
+                    "--workers", "1", "--backpressure", "32", "--log-level", "warning",
                     "memoryhub.asgi:application",
                 ],
                 cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
@@ -208,8 +208,9 @@ def test_two_web_processes_and_two_workers_lose_nothing_and_do_nothing_twice(
             Client.objects.filter(profile_stale_since__isnull=False).exists()
             or JobRun.objects.filter(job="ttl_sweep").exclude(outcome="running").count() < JOBS
         ):
+            stale = Client.objects.filter(profile_stale_since__isnull=False)
             assert time.monotonic() - started < 2 * DEADLINE, (
-                f"not drained: stale {list(Client.objects.filter(profile_stale_since__isnull=False).values_list('external_ref', flat=True))}, "
+                f"not drained: stale {list(stale.values_list('external_ref', flat=True))}, "
                 f"runs {list(JobRun.objects.values_list('job', 'outcome'))}\n" + _logs(tmp_path)
             )
             time.sleep(0.5)

@@ -61,7 +61,7 @@ def test_every_size_can_be_set():
     command = plan.command("127.0.0.1", 8123)
     assert command[:3] == [sys.executable, "-m", "granian"]
     assert command[command.index("--workers") + 1] == "3"
-    assert command[command.index("--backpressure") + 1] == "2"
+    assert command[command.index("--backpressure") + 1] == "16"
     assert command[-1] == "memoryhub.asgi:application"
 
 
@@ -346,3 +346,95 @@ def _alive(process: psutil.Process) -> bool:
         return process.status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
+
+
+# --- the WSGI bridge ------------------------------------------------------------------
+
+
+def test_the_bridge_builds_the_wsgi_environ_of_an_asgi_request():
+    from memoryhub.wsgi_bridge import environ
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/api/v1/clients/zoë/",
+        "root_path": "",
+        "query_string": b"a=1&b=%C3%A9",
+        "http_version": "1.1",
+        "scheme": "https",
+        "server": ("memory.example.com", 443),
+        "client": ("10.1.2.3", 5123),
+        "headers": [
+            (b"host", b"memory.example.com"),
+            (b"content-type", b"application/json"),
+            (b"content-length", b"2"),
+            (b"x-request-id", b"abc"),
+            (b"accept", b"text/html"),
+            (b"accept", b"application/json"),
+        ],
+    }
+    env = environ(scope, b"{}")
+    body = env.pop("wsgi.input").read()
+    env.pop("wsgi.errors")
+    assert body == b"{}"
+    assert env == {
+        "REQUEST_METHOD": "POST",
+        "SCRIPT_NAME": "",
+        "PATH_INFO": "/api/v1/clients/zoë/".encode().decode("latin-1"),
+        "QUERY_STRING": "a=1&b=%C3%A9",
+        "SERVER_NAME": "memory.example.com",
+        "SERVER_PORT": "443",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "10.1.2.3",
+        "REMOTE_PORT": "5123",
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": "https",
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+        "HTTP_HOST": "memory.example.com",
+        "CONTENT_TYPE": "application/json",
+        "CONTENT_LENGTH": "2",
+        "HTTP_X_REQUEST_ID": "abc",
+        "HTTP_ACCEPT": "text/html,application/json",
+    }
+
+
+def test_the_bridge_answers_through_djangos_wsgi_handler_and_cuts_oversized_bodies():
+    import asyncio
+
+    from memoryhub.wsgi_bridge import WsgiBridge
+
+    seen: dict = {}
+
+    def app(environ, start_response):
+        seen["body"] = environ["wsgi.input"].read()
+        seen["length"] = environ.get("CONTENT_LENGTH")
+        start_response("201 Created", [("Content-Type", "text/plain"), ("X-Request-ID", "r1")])
+        return [b"made ", b"it"]
+
+    bridge = WsgiBridge(app, threads=2, max_body=10)
+    sent: list[dict] = []
+    messages = [
+        {"type": "http.request", "body": b"0123456789", "more_body": True},
+        {"type": "http.request", "body": b"ABCDEF", "more_body": False},
+    ]
+
+    async def receive():
+        return messages.pop(0)
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/x", "headers": []}
+    asyncio.run(bridge(scope, receive, send))
+    # One byte past the limit is enough for Django to answer 413.
+    assert seen == {"body": b"0123456789A", "length": "11"}
+    assert sent == [
+        {
+            "type": "http.response.start",
+            "status": 201,
+            "headers": [(b"content-type", b"text/plain"), (b"x-request-id", b"r1")],
+        },
+        {"type": "http.response.body", "body": b"made it"},
+    ]
