@@ -7,8 +7,10 @@ in the same run, on the same database, with the ratio between them.
 A fresh embedded database in a temporary folder is seeded through the API (``--seed-clients``
 clients, ``--seed-events`` events each), then each server (``manage.py serve --dev`` and
 ``manage.py serve``, both with ``--no-worker``: one django-q2 worker of the benchmark's own
-runs beside whichever is measured, as ``make run`` would) serves each mix for ``--duration``
-seconds to ``--clients`` concurrent clients, each with its own keep-alive connection:
+runs beside them, as ``make run`` would) serves each mix for ``--duration`` seconds to
+``--clients`` concurrent clients, each with its own keep-alive connection, in ``--rounds``
+slices taken by the servers in turn (so that whatever else runs on the machine weighs on
+each alike):
 
 - mixed: 40 % search, 20 % context, 10 % list, 25 % single events, 5 % batches of 10
 - read: the reads of the mixed load alone (search, context, list in the same proportions)
@@ -387,7 +389,9 @@ def main() -> None:
             for server in servers:
                 server.start(data / f"{server.label}.log")
             started = time.perf_counter()
-            seed(servers[0].port, key, clients, args.seed_events)
+            # Not through the development server: it restarts when a file changes.
+            seeder = next((s for s in servers if s.label != "dev"), servers[0])
+            seed(seeder.port, key, clients, args.seed_events)
             print(
                 f"seeded {len(clients)} clients x {args.seed_events} events in "
                 f"{time.perf_counter() - started:.1f} s",

@@ -9,9 +9,9 @@ api_urlpatterns = [
     path("health/", health.HealthApi.as_view(), name="health"),
     # With or without the slash: a probe that gets a redirect may count it as a success.
     path("health/live", probes.LiveApi.as_view(), name="health-live"),
-    path("health/live/", probes.LiveApi.as_view()),
+    path("health/live/", probes.LiveSlashApi.as_view()),
     path("health/ready", probes.ReadyApi.as_view(), name="health-ready"),
-    path("health/ready/", probes.ReadyApi.as_view()),
+    path("health/ready/", probes.ReadySlashApi.as_view()),
     path("events/", events.EventsApi.as_view(), name="events"),
     path("events/batch/", events.EventsBatchApi.as_view(), name="events-batch"),
     path("search/", search.SearchApi.as_view(), name="search"),
