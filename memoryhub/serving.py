@@ -12,8 +12,10 @@ Every size can be set by an environment variable.
 
 from __future__ import annotations
 
+import ctypes
 import math
 import os
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +33,18 @@ DEFAULT_THREADS = 4
 BACKPRESSURE_PER_THREAD = 8
 # Seconds a stopping worker is given to finish its requests before it is killed.
 GRACEFUL_TIMEOUT = 30
+PR_SET_PDEATHSIG = 1  # prctl(2)
+
+
+def stop_with_parent() -> None:
+    """Run in a child of ``serve`` before it starts: a SIGTERM when ``serve`` dies, however
+    it dies. The web server and the worker run in sessions of their own (so that Ctrl-C
+    reaches ``serve`` alone), which would otherwise keep them alive past a killed ``serve``."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):  # not Linux: serve's own clean-up still applies
+        pass
 
 
 def cores(cgroup: Path = Path("/sys/fs/cgroup")) -> int:

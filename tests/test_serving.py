@@ -438,3 +438,36 @@ def test_the_bridge_answers_through_djangos_wsgi_handler_and_cuts_oversized_bodi
         },
         {"type": "http.response.body", "body": b"made it"},
     ]
+
+
+SERVE_LIKE = textwrap.dedent(
+    """
+    import subprocess, sys, time
+    from memoryhub.serving import stop_with_parent
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(600)"],
+        start_new_session=True,
+        preexec_fn=stop_with_parent,
+    )
+    print(child.pid, flush=True)
+    time.sleep(600)
+    """
+)
+
+
+def test_the_web_server_and_the_worker_stop_when_serve_is_killed():
+    """They run in sessions of their own (Ctrl-C reaches serve alone), so a killed serve
+    would leave them running; the kernel tells them instead."""
+    parent = subprocess.Popen(  # noqa: S603
+        [sys.executable, "-c", SERVE_LIKE],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert parent.stdout is not None
+    child = psutil.Process(int(parent.stdout.readline()))
+    assert _alive(child)
+    parent.kill()
+    parent.wait(timeout=30)
+    child.wait(timeout=30)
+    assert not _alive(child)

@@ -66,6 +66,7 @@ class Command(BaseCommand):
             worker = subprocess.Popen(  # noqa: S603
                 [sys.executable, str(manage), "qcluster"],
                 start_new_session=True,
+                preexec_fn=serving.stop_with_parent,
                 env={**environment, serving.EMBEDDER_THREADS_ENV: str(plan.embedder_threads)},
             )
         self._banner(opts, plan)
@@ -79,6 +80,7 @@ class Command(BaseCommand):
                     cwd=settings.BASE_DIR,
                     env={**environment, **plan.environment()},
                     start_new_session=True,
+                    preexec_fn=serving.stop_with_parent,
                 )
                 web.wait()
         except KeyboardInterrupt:
