@@ -37,9 +37,7 @@ PR_SET_PDEATHSIG = 1  # prctl(2)
 
 
 def stop_with_parent() -> None:
-    """Run in a child of ``serve`` before it starts: a SIGTERM when ``serve`` dies, however
-    it dies. The web server and the worker run in sessions of their own (so that Ctrl-C
-    reaches ``serve`` alone), which would otherwise keep them alive past a killed ``serve``."""
+    """A SIGTERM to this process when its parent dies, however it dies (kept across exec)."""
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
@@ -156,3 +154,20 @@ def plan(*, cores: int, memory: int, environ=os.environ) -> Plan:
         cores=cores,
         memory=memory,
     )
+
+
+def child_command(command: list[str]) -> list[str]:
+    """``command`` as ``serve`` starts it: through this module, which asks for a SIGTERM when
+    ``serve`` dies and then becomes the command (exec). The web server and the worker run in
+    sessions of their own, so that Ctrl-C reaches ``serve`` alone; without this a killed
+    ``serve`` would leave them running. (Not ``preexec_fn``: it would run the fork hooks of
+    a process with Django loaded in a child that is about to become something else.)"""
+    return [sys.executable, "-m", "memoryhub.serving", str(os.getpid()), *command]
+
+
+if __name__ == "__main__":
+    parent, command = int(sys.argv[1]), sys.argv[2:]
+    stop_with_parent()
+    if os.getppid() != parent:  # it died before the request above: nothing to serve
+        sys.exit(0)
+    os.execv(command[0], command)  # noqa: S606

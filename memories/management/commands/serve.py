@@ -64,9 +64,8 @@ class Command(BaseCommand):
             manage = Path(settings.BASE_DIR) / "manage.py"
             # Its own session: Ctrl-C reaches only this process, which stops the worker once.
             worker = subprocess.Popen(  # noqa: S603
-                [sys.executable, str(manage), "qcluster"],
+                serving.child_command([sys.executable, str(manage), "qcluster"]),
                 start_new_session=True,
-                preexec_fn=serving.stop_with_parent,
                 env={**environment, serving.EMBEDDER_THREADS_ENV: str(plan.embedder_threads)},
             )
         self._banner(opts, plan)
@@ -76,11 +75,10 @@ class Command(BaseCommand):
                 call_command("runserver", opts["addrport"])
             else:
                 web = subprocess.Popen(  # noqa: S603
-                    plan.command(host.strip("[]"), int(port)),
+                    serving.child_command(plan.command(host.strip("[]"), int(port))),
                     cwd=settings.BASE_DIR,
                     env={**environment, **plan.environment()},
                     start_new_session=True,
-                    preexec_fn=serving.stop_with_parent,
                 )
                 web.wait()
         except KeyboardInterrupt:
