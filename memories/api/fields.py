@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from memories.timebounds import EARLIEST, EARLIEST_DAY, too_early
+
 
 class StrictSerializer(serializers.Serializer):
     def to_internal_value(self, data):
@@ -67,3 +69,36 @@ class OneOrManyField(serializers.ListField):
         if isinstance(data, str):
             data = [data]
         return super().to_internal_value(data)
+
+
+class _FromEarliest:
+    """A time or day field that refuses what is before ``memories.timebounds.EARLIEST``,
+    and says so in the schema (its description)."""
+
+    earliest: str
+
+    def __init__(self, **kwargs):
+        said = f"From {self.earliest} on."
+        kwargs["help_text"] = f"{kwargs['help_text']} {said}" if kwargs.get("help_text") else said
+        super().__init__(**kwargs)
+        self.error_messages["too_early"] = (
+            f"{{value}} is before {self.earliest}, the earliest memoryhub accepts."
+        )
+
+    def to_internal_value(self, value):
+        parsed = super().to_internal_value(value)  # type: ignore[misc]
+        if too_early(parsed):
+            self.fail("too_early", value=value)  # type: ignore[attr-defined]
+        return parsed
+
+
+class TimeField(_FromEarliest, serializers.DateTimeField):
+    """An ISO 8601 time from 1900-01-01T00:00:00Z on."""
+
+    earliest = EARLIEST.isoformat().replace("+00:00", "Z")
+
+
+class DayField(_FromEarliest, serializers.DateField):
+    """An ISO 8601 day from 1900-01-01 on."""
+
+    earliest = EARLIEST_DAY.isoformat()

@@ -11,11 +11,13 @@ from rest_framework import serializers
 
 from memories.api.fields import (
     HAS_TEXT,
+    DayField,
     OneOrManyField,
     StrictBooleanField,
     StrictCharField,
     StrictIntegerField,
     StrictSerializer,
+    TimeField,
 )
 from memories.conf import setting
 from memories.models import EventSource, Kind, Status, Tier
@@ -47,7 +49,7 @@ class EventInSerializer(StrictSerializer):
         help_text="What was said or observed: text (not only whitespace or control "
         "characters), at most MAX_EVENT_CHARS (65,536) characters.",
     )
-    observed_at = serializers.DateTimeField(
+    observed_at = TimeField(
         required=False,
         default=None,
         allow_null=True,
@@ -136,11 +138,9 @@ class FiltersSerializer(StrictSerializer):
     tags = OneOrManyField(
         child=StrictCharField(max_length=64), required=False, default=list, max_length=20
     )
-    since = serializers.DateTimeField(
-        required=False, default=None, allow_null=True, help_text="Not after `until`."
-    )
-    until = serializers.DateTimeField(required=False, default=None, allow_null=True)
-    as_of = serializers.DateTimeField(
+    since = TimeField(required=False, default=None, allow_null=True, help_text="Not after `until`.")
+    until = TimeField(required=False, default=None, allow_null=True)
+    as_of = TimeField(
         required=False,
         default=None,
         allow_null=True,
@@ -153,14 +153,14 @@ class FiltersSerializer(StrictSerializer):
         max_length=20,
         help_text="Only what these speakers said (the events' speaker, any case).",
     )
-    happened_since = serializers.DateField(
+    happened_since = DayField(
         required=False,
         default=None,
         allow_null=True,
         help_text="Only what happened on or after this day (occurred_on, or the day it was "
         "said when the text gives no day). Not after `happened_until`.",
     )
-    happened_until = serializers.DateField(required=False, default=None, allow_null=True)
+    happened_until = DayField(required=False, default=None, allow_null=True)
 
     def validate(self, attrs):
         if attrs["since"] and attrs["until"] and attrs["since"] > attrs["until"]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Callable
-from datetime import date
+from datetime import UTC, date
 from typing import Any
 
 from django.utils.dateparse import parse_datetime
@@ -25,6 +25,7 @@ from memories.models import (
     Tier,
 )
 from memories.services.client_data.export import FORMAT
+from memories.timebounds import EARLIEST, EARLIEST_DAY, too_early
 
 _HAS_TEXT = re.compile(r"\S")
 
@@ -74,10 +75,15 @@ def _time(nullable: bool = False) -> Callable:
     def parse(value):
         try:
             parsed = parse_datetime(value) if isinstance(value, str) else None
-        except ValueError:
+            # In UTC, as stored: a time that leaves Python's years 1-9999 there could be
+            # stored but never read back.
+            parsed = parsed.astimezone(UTC) if parsed and parsed.tzinfo else None
+        except (ValueError, OverflowError):
             parsed = None
-        if parsed is None or parsed.tzinfo is None:
+        if parsed is None:
             raise ValueError("must be an ISO 8601 time with its offset")
+        if too_early(parsed):
+            raise ValueError(f"must be {EARLIEST.isoformat()} or later")
         return parsed
 
     return _check({"type": "string", "format": "date-time"}, nullable, parse)
@@ -93,6 +99,8 @@ def _date(nullable: bool = False) -> Callable:
     def checked(value):
         if (parsed := parse(value)) is None:
             raise ValueError("must be an ISO 8601 date (YYYY-MM-DD)")
+        if too_early(parsed):
+            raise ValueError(f"must be {EARLIEST_DAY.isoformat()} or later")
         return parsed
 
     return _check({"type": "string", "format": "date"}, nullable, checked)
