@@ -58,14 +58,13 @@ class MemoryFilterForm(forms.Form):
             return tuple(Status.values)
         return (status,)
 
-    def filters(self, *, readable_tiers: tuple[str, ...] = ()) -> Filters:
+    def filters(self) -> Filters:
+        """What was asked, as the search's filters (``permissions.readable_filters`` then
+        narrows them to what the user may read)."""
         data = self.cleaned_data
-        tier: tuple[str, ...] = (data["tier"],) if data.get("tier") else ()
-        if readable_tiers:
-            tier = tuple(t for t in tier if t in readable_tiers) or readable_tiers
         status = data.get("status") or STATUS_LIVE
         return Filters(
-            tier=tier,
+            tier=(data["tier"],) if data.get("tier") else (),
             kind=(data["kind"],) if data.get("kind") else (),
             # live is the search's own default, which also leaves out expired memories
             status=() if status == STATUS_LIVE else self.statuses(),

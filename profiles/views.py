@@ -157,7 +157,7 @@ def _memory_results(request, client) -> dict:
             client=client,
             query=data["q"],
             k=SEARCH_RESULTS,
-            filters=form.filters(readable_tiers=permissions.readable_tiers(request.user, client)),
+            filters=permissions.readable_filters(request.user, client, form.filters()),
             record_access=False,
         )
         return {**base, "mode": "search", "items": [_item(h.memory, h) for h in hits]}
