@@ -9,6 +9,7 @@ from datetime import timedelta
 from django.utils import timezone
 from rest_framework import serializers
 
+from memories import jsonbody
 from memories.api.fields import (
     HAS_TEXT,
     DayField,
@@ -24,17 +25,14 @@ from memories.models import EventSource, Kind, Status, Tier
 from memories.text import clean
 
 MAX_METADATA_BYTES = 16_384
+# Metadata nests at most this deep, so that an export (which holds it four levels down)
+# stays within what the API parses (memories.jsonbody.MAX_DEPTH).
+MAX_METADATA_DEPTH = 32
 FUTURE_TOLERANCE = timedelta(minutes=5)
 
 
 def _has_nul(value) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_nul(v) for v in value)
-    return False
+    return any("\x00" in s for s in jsonbody.strings(value))
 
 
 class EventInSerializer(StrictSerializer):
@@ -66,7 +64,8 @@ class EventInSerializer(StrictSerializer):
     metadata = serializers.DictField(
         required=False,
         default=dict,
-        help_text="Any JSON object, at most 16 KB, with no NUL character in it.",
+        help_text="Any JSON object, at most 16 KB and 32 levels deep, with no NUL "
+        "character, lone surrogate or infinite number in it.",
         error_messages={"not_a_dict": "metadata must be a JSON object."},
     )
     agent = StrictCharField(max_length=100, required=False, default="")
@@ -93,6 +92,10 @@ class EventInSerializer(StrictSerializer):
     def validate_metadata(self, value):
         if not isinstance(value, dict):
             raise serializers.ValidationError("metadata must be a JSON object.")
+        if (depth := jsonbody.depth_of(value)) > MAX_METADATA_DEPTH:
+            raise serializers.ValidationError(
+                f"metadata is nested {depth} levels deep; the limit is {MAX_METADATA_DEPTH}."
+            )
         if _has_nul(value):
             raise serializers.ValidationError("Null characters are not allowed.")
         if len(json.dumps(value)) > MAX_METADATA_BYTES:

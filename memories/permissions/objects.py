@@ -171,7 +171,10 @@ _CLIENT_BY_REF = (
 
 def client_for_read(user, tenant: Tenant, external_ref: str) -> Client:
     """The client ``external_ref`` of ``tenant`` if ``user`` may see it, else 404 (missing
-    or not theirs: the same answer)."""
+    or not theirs: the same answer). A reference with a NUL in it (a path such as
+    ``/clients/%00/``) names no client: no stored text can hold one."""
+    if "\x00" in external_ref:
+        raise _not_found_client(external_ref)
     if has_perm(user, tenant, SEE_ALL_CLIENTS):
         # Every search and context starts here: one row by its unique key (the ORM took
         # longer to build this query than the database to answer it).

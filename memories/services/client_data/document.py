@@ -12,6 +12,7 @@ from typing import Any
 
 from django.utils.dateparse import parse_datetime
 
+from memories import jsonbody
 from memories.errors import DomainError
 from memories.models import (
     Category,
@@ -28,6 +29,7 @@ from memories.services.client_data.export import FORMAT
 from memories.timebounds import EARLIEST, EARLIEST_DAY, too_early
 
 _HAS_TEXT = re.compile(r"\S")
+NUL = "may not hold a NUL character (PostgreSQL text cannot)"
 
 
 def _check(schema: dict, nullable: bool, parse: Callable) -> Callable:
@@ -46,6 +48,8 @@ def _text(max_length: int | None = None, *, required: bool = False) -> Callable:
     def parse(value):
         if not isinstance(value, str):
             raise ValueError("must be text")
+        if "\x00" in value:
+            raise ValueError(NUL)
         if max_length is not None and len(value) > max_length:
             raise ValueError(f"must be at most {max_length} characters")
         if required and not _HAS_TEXT.search(value):
@@ -60,6 +64,8 @@ def _kind(kind: type, name: str, schema: dict) -> Callable:
     def parse(value):
         if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
             raise ValueError(f"must be {name}")
+        if isinstance(value, dict | list) and any("\x00" in s for s in jsonbody.strings(value)):
+            raise ValueError(NUL)
         return value
 
     return _check(schema, False, parse)
