@@ -203,6 +203,11 @@ def document_schema() -> dict:
             "format": {"type": "string", "enum": [FORMAT]},
             "exported_at": {"type": "string", "format": "date-time"},
             "tenant": {"type": "string"},
+            "ids_seal": {
+                "type": "string",
+                "description": "Vouches for the document's ids to the tenant that exported "
+                "it: imported there, the client keeps them; anywhere else it gets fresh ids.",
+            },
             "client": _schema_of(CLIENT),
             **lists,
             "profile": _schema_of(PROFILE) | {"nullable": True},
