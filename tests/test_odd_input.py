@@ -296,3 +296,64 @@ def test_the_import_command_refuses_what_cannot_be_stored(personas, tmp_path):
 
     assert str(raised.value) == f"cannot import {path} at events[0].metadata.n: {OUT_OF_RANGE}"
     assert take().changes(before) == []
+
+
+# --- content that shows nothing -------------------------------------------------------
+
+INVISIBLE = (
+    "Content shows nothing: it holds only invisible characters (zero-width spaces or "
+    "joiners, format or filler characters)."
+)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "\u200b",
+        "\u200b\u200c\u200d\u2060\ufeff",
+        " \u200b \u2060 ",
+        "\u00ad\u200e\u200f\u202a\u202c",
+        "\u3164\u115f\uffa0\u2800",
+    ],
+)
+def test_content_of_invisible_characters_is_refused_like_empty_content(api_client, key, content):
+    before = take()
+
+    one = api_client.post("/api/v1/events/", {"client": "emma", "content": content}, format="json")
+    batch = api_client.post(
+        "/api/v1/events/batch/",
+        {"events": [{"client": "emma", "content": "Hi."}, {"client": "emma", "content": content}]},
+        format="json",
+    )
+
+    assert one.status_code == 400
+    assert one.json()["error"] == {
+        "code": "invalid",
+        "message": f"content: {INVISIBLE}",
+        "fields": {"content": [INVISIBLE]},
+    }
+    assert batch.status_code == 400
+    assert batch.json()["error"]["fields"] == {"events[1].content": [INVISIBLE]}
+    assert take().changes(before) == []
+
+
+def test_text_joined_by_zero_width_characters_is_kept(api_client, key):
+    family = "My family: \U0001f468\u200d\U0001f469\u200d\U0001f467."
+
+    response = api_client.post(
+        "/api/v1/events/", {"client": "emma", "content": family}, format="json"
+    )
+
+    assert response.status_code == 201
+    assert response.json()["event"]["content"] == family
+
+
+def test_the_schema_pattern_says_what_content_needs():
+    import re
+
+    from memories.api.fields import HAS_VISIBLE_TEXT
+    from memories.text import has_text
+
+    pattern = re.compile(HAS_VISIBLE_TEXT)
+    for char in map(chr, [*range(0xD800), *range(0xE000, 0x10000)]):
+        assert bool(pattern.search(char)) == has_text(char), hex(ord(char))

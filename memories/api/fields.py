@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from memories.text import blank_ranges
 from memories.timebounds import EARLIEST, EARLIEST_DAY, too_early
 
 
@@ -25,6 +26,9 @@ class StrictSerializer(serializers.Serializer):
 _PY_SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 NOT_BLANK = f"[^{_PY_SPACE}]"
 HAS_TEXT = f"[^\\x00-\\x1f\\x7f{_PY_SPACE}]"
+# What content must hold: a character that shows (``memories.text.has_text``; the Basic
+# Multilingual Plane's blanks spelled out, as ECMA-262 has no Unicode categories).
+HAS_VISIBLE_TEXT = f"[^{blank_ranges()}]"
 
 
 class StrictCharField(serializers.CharField):

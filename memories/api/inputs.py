@@ -11,7 +11,7 @@ from rest_framework import serializers
 
 from memories import jsonbody
 from memories.api.fields import (
-    HAS_TEXT,
+    HAS_VISIBLE_TEXT,
     DayField,
     OneOrManyField,
     StrictBooleanField,
@@ -22,7 +22,7 @@ from memories.api.fields import (
 )
 from memories.conf import setting
 from memories.models import EventSource, Kind, Status, Tier
-from memories.text import clean
+from memories.text import clean, has_text
 
 MAX_METADATA_BYTES = 16_384
 # Metadata nests at most this deep, so that an export (which holds it four levels down)
@@ -43,9 +43,9 @@ class EventInSerializer(StrictSerializer):
     speaker = StrictCharField(max_length=100, required=False, default="")
     content = StrictCharField(
         trim_whitespace=False,
-        pattern=HAS_TEXT,
-        help_text="What was said or observed: text (not only whitespace or control "
-        "characters), at most MAX_EVENT_CHARS (65,536) characters.",
+        pattern=HAS_VISIBLE_TEXT,
+        help_text="What was said or observed: text (not only whitespace, control or "
+        "zero-width characters), at most MAX_EVENT_CHARS (65,536) characters.",
     )
     observed_at = TimeField(
         required=False,
@@ -82,6 +82,11 @@ class EventInSerializer(StrictSerializer):
             )
         if not clean(value):
             raise serializers.ValidationError("Content is empty once whitespace is removed.")
+        if not has_text(value):
+            raise serializers.ValidationError(
+                "Content shows nothing: it holds only invisible characters (zero-width "
+                "spaces or joiners, format or filler characters)."
+            )
         return value
 
     def validate_observed_at(self, value):
