@@ -357,3 +357,19 @@ def test_the_schema_pattern_says_what_content_needs():
     pattern = re.compile(HAS_VISIBLE_TEXT)
     for char in map(chr, [*range(0xD800), *range(0xE000, 0x10000)]):
         assert bool(pattern.search(char)) == has_text(char), hex(ord(char))
+
+
+def test_a_charset_that_is_not_text_is_a_400(api_client, key):
+    """(A charset Python does not know at all is left out by Django: the body is UTF-8.)"""
+    response = api_client.post(
+        "/api/v1/events/",
+        '{"client": "emma", "content": "I live in Rome."}',
+        content_type="application/json; charset=base64",
+    )
+
+    assert response.status_code == 400
+    assert response.json()["error"] == {
+        "code": "parse_error",
+        "message": "Unsupported charset 'base64'.",
+        "fields": {},
+    }

@@ -4,6 +4,8 @@ builds on them (memories/api/schema.py states their rules in the OpenAPI schema)
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from memories.text import blank_ranges
@@ -80,6 +82,7 @@ class _FromEarliest:
     and says so in the schema (its description)."""
 
     earliest: str
+    error_messages: Any  # Field's, once combined with one
 
     def __init__(self, **kwargs):
         said = f"From {self.earliest} on."

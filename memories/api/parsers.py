@@ -6,15 +6,26 @@ from __future__ import annotations
 
 import codecs
 
+from django.conf import settings
 from rest_framework import exceptions
-from rest_framework.parsers import JSONParser, get_encoding
+from rest_framework.parsers import JSONParser
 
 from memories import jsonbody
 
 
+def _encoding(parser_context) -> str:
+    """The body's charset (UTF-8 unless the request says otherwise), a text codec only."""
+    encoding = (parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET
+    try:
+        "".encode(encoding)  # str.encode refuses codecs that are not text (base64…)
+    except (LookupError, UnicodeError):
+        raise exceptions.ParseError(f"Unsupported charset {encoding!r}.") from None
+    return encoding
+
+
 class CheckedJSONParser(JSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
-        encoding = get_encoding(parser_context or {})
+        encoding = _encoding(parser_context)
         try:
             text = codecs.getreader(encoding)(stream).read()
             return jsonbody.loads(text)
