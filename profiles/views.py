@@ -47,7 +47,8 @@ def client_list(request):
         if permissions.own_client(user) is not None:
             return redirect("profiles:mine")
         raise PermissionDenied("Your role has no clients to browse.")
-    query = request.GET.get("q", "").strip()[:200]
+    # No reference or name holds a NUL (PostgreSQL text cannot): it only breaks the query.
+    query = request.GET.get("q", "").replace("\x00", "").strip()[:200]
     visible = Q()
     for tenant in tenants:
         visible |= Q(pk__in=permissions.clients_visible_to(user, tenant).values("pk"))
@@ -157,7 +158,7 @@ def _memory_results(request, client) -> dict:
             client=client,
             query=data["q"],
             k=SEARCH_RESULTS,
-            filters=form.filters(readable_tiers=permissions.readable_tiers(request.user, client)),
+            filters=permissions.readable_filters(request.user, client, form.filters()),
             record_access=False,
         )
         return {**base, "mode": "search", "items": [_item(h.memory, h) for h in hits]}

@@ -4,7 +4,12 @@ builds on them (memories/api/schema.py states their rules in the OpenAPI schema)
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
+
+from memories.text import blank_ranges
+from memories.timebounds import EARLIEST, EARLIEST_DAY, too_early
 
 
 class StrictSerializer(serializers.Serializer):
@@ -23,6 +28,9 @@ class StrictSerializer(serializers.Serializer):
 _PY_SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 NOT_BLANK = f"[^{_PY_SPACE}]"
 HAS_TEXT = f"[^\\x00-\\x1f\\x7f{_PY_SPACE}]"
+# What content must hold: a character that shows (``memories.text.has_text``; the Basic
+# Multilingual Plane's blanks spelled out, as ECMA-262 has no Unicode categories).
+HAS_VISIBLE_TEXT = f"[^{blank_ranges()}]"
 
 
 class StrictCharField(serializers.CharField):
@@ -67,3 +75,37 @@ class OneOrManyField(serializers.ListField):
         if isinstance(data, str):
             data = [data]
         return super().to_internal_value(data)
+
+
+class _FromEarliest:
+    """A time or day field that refuses what is before ``memories.timebounds.EARLIEST``,
+    and says so in the schema (its description)."""
+
+    earliest: str
+    error_messages: Any  # Field's, once combined with one
+
+    def __init__(self, **kwargs):
+        said = f"From {self.earliest} on."
+        kwargs["help_text"] = f"{kwargs['help_text']} {said}" if kwargs.get("help_text") else said
+        super().__init__(**kwargs)
+        self.error_messages["too_early"] = (
+            f"{{value}} is before {self.earliest}, the earliest memoryhub accepts."
+        )
+
+    def to_internal_value(self, value):
+        parsed = super().to_internal_value(value)  # type: ignore[misc]
+        if too_early(parsed):
+            self.fail("too_early", value=value)  # type: ignore[attr-defined]
+        return parsed
+
+
+class TimeField(_FromEarliest, serializers.DateTimeField):
+    """An ISO 8601 time from 1900-01-01T00:00:00Z on."""
+
+    earliest = EARLIEST.isoformat().replace("+00:00", "Z")
+
+
+class DayField(_FromEarliest, serializers.DateField):
+    """An ISO 8601 day from 1900-01-01 on."""
+
+    earliest = EARLIEST_DAY.isoformat()

@@ -7,11 +7,12 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Callable
-from datetime import date
+from datetime import UTC, date
 from typing import Any
 
 from django.utils.dateparse import parse_datetime
 
+from memories import jsonbody
 from memories.errors import DomainError
 from memories.models import (
     Category,
@@ -25,8 +26,10 @@ from memories.models import (
     Tier,
 )
 from memories.services.client_data.export import FORMAT
+from memories.timebounds import EARLIEST, EARLIEST_DAY, too_early
 
 _HAS_TEXT = re.compile(r"\S")
+NUL = "may not hold a NUL character (PostgreSQL text cannot)"
 
 
 def _check(schema: dict, nullable: bool, parse: Callable) -> Callable:
@@ -45,6 +48,8 @@ def _text(max_length: int | None = None, *, required: bool = False) -> Callable:
     def parse(value):
         if not isinstance(value, str):
             raise ValueError("must be text")
+        if "\x00" in value:
+            raise ValueError(NUL)
         if max_length is not None and len(value) > max_length:
             raise ValueError(f"must be at most {max_length} characters")
         if required and not _HAS_TEXT.search(value):
@@ -59,6 +64,8 @@ def _kind(kind: type, name: str, schema: dict) -> Callable:
     def parse(value):
         if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
             raise ValueError(f"must be {name}")
+        if isinstance(value, dict | list) and any("\x00" in s for s in jsonbody.strings(value)):
+            raise ValueError(NUL)
         return value
 
     return _check(schema, False, parse)
@@ -74,10 +81,15 @@ def _time(nullable: bool = False) -> Callable:
     def parse(value):
         try:
             parsed = parse_datetime(value) if isinstance(value, str) else None
-        except ValueError:
+            # In UTC, as stored: a time that leaves Python's years 1-9999 there could be
+            # stored but never read back.
+            parsed = parsed.astimezone(UTC) if parsed and parsed.tzinfo else None
+        except (ValueError, OverflowError):
             parsed = None
-        if parsed is None or parsed.tzinfo is None:
+        if parsed is None:
             raise ValueError("must be an ISO 8601 time with its offset")
+        if too_early(parsed):
+            raise ValueError(f"must be {EARLIEST.isoformat()} or later")
         return parsed
 
     return _check({"type": "string", "format": "date-time"}, nullable, parse)
@@ -93,6 +105,8 @@ def _date(nullable: bool = False) -> Callable:
     def checked(value):
         if (parsed := parse(value)) is None:
             raise ValueError("must be an ISO 8601 date (YYYY-MM-DD)")
+        if too_early(parsed):
+            raise ValueError(f"must be {EARLIEST_DAY.isoformat()} or later")
         return parsed
 
     return _check({"type": "string", "format": "date"}, nullable, checked)
@@ -189,6 +203,11 @@ def document_schema() -> dict:
             "format": {"type": "string", "enum": [FORMAT]},
             "exported_at": {"type": "string", "format": "date-time"},
             "tenant": {"type": "string"},
+            "ids_seal": {
+                "type": "string",
+                "description": "Vouches for the document's ids to the tenant that exported "
+                "it: imported there, the client keeps them; anywhere else it gets fresh ids.",
+            },
             "client": _schema_of(CLIENT),
             **lists,
             "profile": _schema_of(PROFILE) | {"nullable": True},

@@ -17,6 +17,7 @@ from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from memories import permissions
+from memories.errors import IdempotencyConflict
 from memories.models import (
     LIVE_STATUSES,
     Client,
@@ -125,7 +126,10 @@ def events_ingest(
 
 
 def event_ingest(*, user, tenant: Tenant, item: EventInput, actor_label: str = "") -> IngestResult:
-    return events_ingest(user=user, tenant=tenant, items=[item], actor_label=actor_label)[0]
+    try:
+        return events_ingest(user=user, tenant=tenant, items=[item], actor_label=actor_label)[0]
+    except IdempotencyConflict as exc:  # one event: its own field, not the batch's
+        raise IdempotencyConflict(exc.message, fields={"external_id": [exc.message]}) from None
 
 
 def _neighbour_keys(prepared, clients, hashes, index: LiveIndex) -> dict[tuple, int]:
@@ -235,6 +239,7 @@ def _store_events(prepared: list[Prepared], clients: dict[str, Client], user):
             client_id__in={c for c, _ in refs}, external_id__in={e for _, e in refs}
         ).select_related("client", "session"):
             known[(event.client_id, event.external_id)] = event
+    _refuse_reused_ids(prepared, clients, known)
     sessions = _sessions(prepared, clients, user)
     stored, new = [], []
     for p in prepared:
@@ -276,6 +281,21 @@ def _store_events(prepared: list[Prepared], clients: dict[str, Client], user):
                 last_event_at=Greatest(Coalesce("last_event_at", observed_at), observed_at)
             )
     return stored
+
+
+def _refuse_reused_ids(prepared: list[Prepared], clients: dict[str, Client], known) -> None:
+    """An ``external_id`` posted again replays its event only with the same content (as
+    stored: cleaned); with other content it is a mistake to say, not new text to drop. The
+    first such event refuses the whole call (``events[i]``, as a batch names its events)."""
+    for i, p in enumerate(prepared):
+        stored = known.get((clients[p.item.client].pk, p.item.external_id))
+        if p.item.external_id and stored is not None and stored.content != p.content:
+            message = (
+                f"external_id {p.item.external_id!r} already names an event of client "
+                f"{p.item.client!r} with other content: an external_id names one event, "
+                "so post new content under a new one (the same content again is a replay)."
+            )
+            raise IdempotencyConflict(message, fields={f"events[{i}].external_id": [message]})
 
 
 def _sessions(prepared: list[Prepared], clients: dict[str, Client], user) -> dict:
