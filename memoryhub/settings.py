@@ -89,6 +89,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "memories.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "memoryhub.urls"
