@@ -2,8 +2,8 @@
 
 ``DatabaseUnavailableMiddleware`` answers for the pages (a plain page: the site's
 templates need the session, so the database); API views never reach it, their exception
-handler answers in the API's error format (``memories.api.errors``). What PostgreSQL said (host, socket path) goes
-to the log, not to the caller."""
+handler answers in the API's error format (``memories.api.errors``). What PostgreSQL
+said (host, socket path) goes to the log, not to the caller."""
 
 from __future__ import annotations
 

@@ -83,9 +83,7 @@ def test_health_tells_an_anonymous_caller_only_that_the_database_is_unavailable(
     assert database_down not in response.content.decode()
 
 
-def test_health_with_a_key_cannot_check_it_and_answers_as_to_anyone(
-    personas, api_client, tmp_path
-):
+def test_health_with_a_key_cannot_check_it_and_answers_as_to_anyone(personas, api_client, tmp_path):
     _, raw = factories.api_key_for(personas.supervisor, personas.tenant)
     with unreachable_database(tmp_path):
         response = api_client.get("/api/v1/health/", HTTP_AUTHORIZATION=f"Bearer {raw}")
