@@ -1,4 +1,5 @@
-"""When the database cannot be reached: a 503 with ``Retry-After``, never a 500.
+"""What every answer goes out with: no server software or version, and, when the database
+cannot be reached, a 503 with ``Retry-After``, never a 500.
 
 ``DatabaseUnavailableMiddleware`` answers for the pages (a plain page: the site's
 templates need the session, so the database); API views never reach it, their exception
@@ -26,6 +27,23 @@ _PAGE = (
     "<h1>memoryhub is unavailable</h1>"
     f"<p>{UNAVAILABLE_MESSAGE}</p></body></html>"
 )
+
+
+SERVER_NAME = "memoryhub"
+
+
+class ServerHeaderMiddleware:
+    """``Server: memoryhub`` on every answer of the app. A WSGI server adds its own name
+    and version only when the app sets none (wsgiref, Django's development server, does
+    so); first in MIDDLEWARE, so static files and error pages get it too."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        response["Server"] = SERVER_NAME
+        return response
 
 
 def log_database_error(request, exc: BaseException) -> None:
