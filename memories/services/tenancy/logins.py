@@ -107,11 +107,13 @@ def login_failed(attempt: Attempt) -> None:
                 .values_list("pk", flat=True)
                 .first()
             )
-            tenant_id = (
-                Membership.objects.filter(user_id=user_id)
-                .values_list("tenant_id", flat=True)
-                .first()
-            )
+            tenant_id = None
+            if user_id is not None:
+                tenant_id = (
+                    Membership.objects.filter(user_id=user_id)
+                    .values_list("tenant_id", flat=True)
+                    .first()
+                )
             object_type, object_id = "user", user_id or "unknown"
         else:
             tenant_id, object_type, object_id = None, "address", attempt.address
