@@ -68,11 +68,6 @@ class CircuitBreaker:
             return "half_open"
         return "open"
 
-    def allow(self) -> bool:
-        """Whether a call would be let through now (the health report asks; callers
-        acquire a permit instead)."""
-        return self.state != "open"
-
     def acquire(self) -> Permit | None:
         """A permit for one call, or None: fail over without waiting."""
         with self._lock:
