@@ -21,6 +21,7 @@ from memories import models, permissions
 from memories.crypto import keys
 from memories.crypto.fields import SealedJSONField, SealedTextField
 from memories.crypto.providers import KeyUnavailable, require_master_key
+from memories.login import ThrottledAdminLogin
 from memories.services.tenancy.api_keys import api_key_revoke, api_key_state
 
 # Foreign keys whose choices are narrowed to what the user may see.
@@ -344,6 +345,7 @@ class AuditEntryAdmin(ReadOnlyAdmin):
 
 admin.site.register(models.ClientUserObjectPermission, ReadOnlyAdmin)
 admin.site.register(models.ClientGroupObjectPermission, ReadOnlyAdmin)
+admin.site.login_form = ThrottledAdminLogin  # failed logins counted as on the site's page
 admin.site.site_header = "memoryhub administration"
 admin.site.site_title = "memoryhub admin"
 

@@ -3,15 +3,15 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from curation import urls as curation_urls
+from memories import login, views
 from memories import urls as memory_pages
-from memories import views
 from memories.api.urls import api_urlpatterns
 from profiles import urls_pages as profile_pages
 from profiles.urls import api_urlpatterns as profile_api_urlpatterns
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", login.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("api/v1/", include((api_urlpatterns + profile_api_urlpatterns, "api"))),

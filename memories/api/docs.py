@@ -299,7 +299,7 @@ HEALTH = {
 }
 HEALTH_DOWN = {
     "status": "error",
-    "database": {"ok": False, "detail": "connection refused"},
+    "database": {"ok": False, "detail": "database unavailable"},
     "pgvector": {"installed": False, "version": None},
     "caller": None,
 }

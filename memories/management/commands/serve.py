@@ -7,9 +7,30 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
+from django.core.management.commands import runserver
+from django.core.servers import basehttp
 
 from memories.demo import DEMO_USERS
 from memories.management.commands.seed_demo import DEFAULT_PASSWORD
+from memories.middleware import SERVER_NAME
+
+
+class QuietRequestHandler(basehttp.WSGIRequestHandler):
+    """Names no server software or version in the answers the HTTP layer writes itself
+    (a malformed request line, a URL too long); the app's answers carry the ``Server``
+    header that ``memories.middleware.ServerHeaderMiddleware`` sets."""
+
+    def version_string(self) -> str:
+        return SERVER_NAME
+
+
+class QuietWSGIServer(basehttp.WSGIServer):
+    def __init__(self, server_address, handler_class, *args, **kwargs):
+        super().__init__(server_address, QuietRequestHandler, *args, **kwargs)
+
+
+class WebServer(runserver.Command):
+    server_cls = QuietWSGIServer
 
 
 class Command(BaseCommand):
@@ -72,7 +93,7 @@ class Command(BaseCommand):
             )
         )
         try:
-            call_command("runserver", opts["addrport"], use_reloader=False)
+            call_command(WebServer(), opts["addrport"], use_reloader=False)
         except KeyboardInterrupt:
             pass
         finally:
