@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from django.utils import timezone
+
 from curation.models import ReviewItem
 from memories.conf import setting
-from memories.models import LIVE_STATUSES, Evidence
+from memories.models import LIVE_STATUSES, Evidence, Memory
 
 EVIDENCE_SHOWN = 5
 
@@ -73,3 +75,25 @@ def score_components(components: dict) -> list[dict[str, Any]]:
 
 def _label(name: str) -> str:
     return str(name).replace("_", " ").capitalize()
+
+
+def open_disputes(client) -> dict[str, list[Memory]]:
+    """Memory id → the memories it contradicts in a conflict still waiting for a person,
+    for ``client``: only pairs whose two memories are both current (one forgotten or
+    expired meanwhile disputes nothing)."""
+    now = timezone.now()
+    items = ReviewItem.objects.filter(
+        client_id=client.pk, type=ReviewItem.Type.CONFLICT, state=ReviewItem.State.OPEN
+    ).select_related("memory", "other_memory")
+    rivals: dict[str, list[Memory]] = defaultdict(list)
+    for item in items:
+        pair = (item.memory, item.other_memory)
+        if all(m is not None and _current(m, now) for m in pair):
+            new, old = pair
+            rivals[str(new.pk)].append(old)
+            rivals[str(old.pk)].append(new)
+    return dict(rivals)
+
+
+def _current(memory: Memory, now) -> bool:
+    return memory.status in LIVE_STATUSES and (memory.expires_at is None or memory.expires_at > now)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from memories import permissions
 from memories.models import (
@@ -114,8 +115,7 @@ def events_ingest(
             results.append(IngestResult(event, True, outcomes))
         run.flush()
         if run.conflicts:
-            conflicts = list(run.conflicts)
-            transaction.on_commit(lambda: _enqueue_conflict_reviews(conflicts))
+            _open_conflict_reviews(list(run.conflicts))
         # Marked last, so the client row stays locked only until commit; queues one
         # refresh per client however many events arrive before it runs.
         clients_mark_profile_stale(
@@ -317,8 +317,12 @@ def _sessions(prepared: list[Prepared], clients: dict[str, Client], user) -> dic
     return sessions
 
 
-def _enqueue_conflict_reviews(relation_ids: list[int]) -> None:
-    from django_q.tasks import async_task
+# By dotted name, as the job registry names curation's jobs: memories imports no curation.
+CONFLICT_REVIEWS_OPEN = "curation.services.review.conflict_reviews_open"
 
-    # By dotted name: memories does not import curation.
-    async_task("curation.tasks.conflict_reviews_open", relation_ids)
+
+def _open_conflict_reviews(relation_ids: list[int]) -> None:
+    """The review items of the call's conflicts, in its own transaction: a person sees the
+    conflict in the queue as soon as the event is stored, worker or not, and an agent
+    reading the context meanwhile is told the answer is disputed."""
+    import_string(CONFLICT_REVIEWS_OPEN)(relation_ids=relation_ids)

@@ -11,6 +11,7 @@ from memories.errors import DomainError
 from memories.models import Memory, MemoryAccess, Status, Tier
 from memories.services.tenancy.audit import audit
 from memories.services.write.core_budget import ensure_core_room
+from memories.services.write.staleness import clients_mark_profile_stale
 
 FEEDBACK_CONFIDENCE_STEP = 0.05
 FEEDBACK_CONFIDENCE_FLOOR = 0.1
@@ -35,6 +36,7 @@ def memory_forget(*, memory: Memory, actor, actor_label: str, reason: str = "") 
             object_id=str(memory.pk),
             reason=reason,
         )
+        clients_mark_profile_stale(client_ids=[memory.client_id])
         memory.refresh_from_db()
     return memory
 
@@ -53,6 +55,8 @@ def memory_feedback(
                 F("confidence") - FEEDBACK_CONFIDENCE_STEP, FEEDBACK_CONFIDENCE_FLOOR
             )
         )
+        # The profile keeps only confident facts: a lower confidence may take it out.
+        clients_mark_profile_stale(client_ids=[memory.client_id])
     audit(
         tenant_id=memory.tenant_id,
         actor=actor,
@@ -96,5 +100,6 @@ def memory_set_tier(
         reason=reason,
         data={"from": previous, "to": tier, "pinned": pin},
     )
+    clients_mark_profile_stale(client_ids=[memory.client_id])
     memory.refresh_from_db()
     return memory
