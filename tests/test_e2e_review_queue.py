@@ -13,9 +13,13 @@ from curation.models import ReviewItem
 from memories.models import Memory
 from memories.services.jobs.runner import job_run
 from tests import factories
-from tests.test_e2e_browser import browser, login, page, shot  # noqa: F401 (fixtures)
+from tests import test_e2e_browser as e2e
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# The browser tests' fixtures and helpers, shared (pytest finds fixtures by module name).
+browser, page = e2e.browser, e2e.page
+login, shot = e2e.login, e2e.shot
 
 
 def _promotion(client, content: str, score: float = 0.7) -> ReviewItem:
@@ -33,7 +37,7 @@ def _promotion(client, content: str, score: float = 0.7) -> ReviewItem:
     )
 
 
-def test_a_bulk_rejection_without_a_reason_keeps_the_choice_and_the_ticks(page, personas):  # noqa: F811
+def test_a_bulk_rejection_without_a_reason_keeps_the_choice_and_the_ticks(page, personas):
     first = _promotion(personas.client, "Never invests in crypto-assets.")
     second = _promotion(personas.client, "Wants quarterly reports in Italian.")
     untouched = _promotion(personas.client, "Prefers calls on Tuesday mornings.")
@@ -64,7 +68,7 @@ def test_a_bulk_rejection_without_a_reason_keeps_the_choice_and_the_ticks(page, 
 
 
 def test_a_conflict_card_orders_by_when_it_was_said_and_steers_to_the_more_recent(
-    page,  # noqa: F811
+    page,
     personas,
 ):
     c = personas.client
@@ -120,7 +124,7 @@ def test_a_conflict_card_orders_by_when_it_was_said_and_steers_to_the_more_recen
 
 
 def test_a_scored_promotion_shows_one_rounding_and_says_what_approving_did(
-    page,  # noqa: F811
+    page,
     personas,
 ):
     c = personas.client
@@ -160,7 +164,7 @@ def test_a_scored_promotion_shows_one_rounding_and_says_what_approving_did(
     shot(page, "review-promotion-approved")
 
 
-def test_a_rejected_promotion_is_no_longer_a_candidate(page, personas):  # noqa: F811
+def test_a_rejected_promotion_is_no_longer_a_candidate(page, personas):
     item = _promotion(personas.client, "Never invests in crypto-assets.")
     login(page, "supervisor")
     page.goto("/review/?type=promotion")

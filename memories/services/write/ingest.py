@@ -13,7 +13,7 @@ import logging
 from dataclasses import dataclass
 
 from django.db import connection, transaction
-from django.db.models.functions import Coalesce, Greatest
+from django.db.models.functions import Coalesce, Greatest, Least
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
@@ -265,16 +265,18 @@ def _store_events(prepared: list[Prepared], clients: dict[str, Client], user):
         new.append(event)
         stored.append((event, True))
     Event.objects.bulk_create(new)
-    latest: dict = {}
+    # A session starts when its first event happened (an import posts October's call in
+    # December) and ends with its last: both move with what each call brings.
+    spans: dict = {}
     for event in new:
-        if event.session_id and event.observed_at > latest.get(event.session_id, event.observed_at):
-            latest[event.session_id] = event.observed_at
-        latest.setdefault(event.session_id, event.observed_at)
-    for session_id, observed_at in latest.items():
-        if session_id:
-            Session.objects.filter(pk=session_id).update(
-                last_event_at=Greatest(Coalesce("last_event_at", observed_at), observed_at)
-            )
+        if event.session_id:
+            first, last = spans.get(event.session_id, (event.observed_at, event.observed_at))
+            spans[event.session_id] = (min(first, event.observed_at), max(last, event.observed_at))
+    for session_id, (first, last) in spans.items():
+        Session.objects.filter(pk=session_id).update(
+            started_at=Least("started_at", first),
+            last_event_at=Greatest(Coalesce("last_event_at", last), last),
+        )
     return stored
 
 
