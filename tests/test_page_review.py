@@ -88,7 +88,10 @@ def test_queue_shows_promotion_score_components(client, personas, promotion):
     page = client.get(reverse("curation:queue"), {"type": "promotion"}).content.decode()
     assert "Never invests in crypto." in page
     assert "Promotion score 0.83" in page and "recommended" in page
-    assert '<th scope="row">Evidence</th>' in page and 'style="width: 90%"' in page
+    assert (
+        '<th scope="row">Evidence</th>' in page
+        and '<progress class="bar" max="100" value="90"' in page
+    )
     assert '<th scope="row">Recency</th>' in page and "0.20" in page
 
 

@@ -159,6 +159,24 @@ def conflict_decide(
         },
     )
     if invalidated is not None:
+        # On the memory itself too, so its page can say who took it out of the answers,
+        # for what and why.
+        kept = old if invalidated is new else new
+        audit(
+            tenant_id=item.tenant_id,
+            actor=actor,
+            actor_label=label,
+            action="memory.invalidate",
+            object_type="memory",
+            object_id=invalidated.pk,
+            reason=reason,
+            data={
+                "status": invalidated.status,
+                "decision": decision,
+                "kept": str(kept.pk),
+                "review_item": str(item.pk),
+            },
+        )
         _mark_obsolete(
             list(
                 ReviewItem.objects.select_for_update()

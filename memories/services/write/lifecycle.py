@@ -7,8 +7,8 @@ from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from memories.errors import DomainError
-from memories.models import Memory, MemoryAccess, Status, Tier
+from memories.errors import Conflict, DomainError
+from memories.models import LIVE_STATUSES, Memory, MemoryAccess, Status, Tier
 from memories.services.tenancy.audit import audit
 from memories.services.write.core_budget import ensure_core_room
 from memories.services.write.staleness import clients_mark_profile_stale
@@ -84,6 +84,13 @@ def memory_set_tier(
     """Move ``memory`` to ``tier``; ``pin`` keeps automatic moves away from it."""
     if tier not in Tier.values:
         raise DomainError(f"Unknown tier {tier!r}.", fields={"tier": ["Not a tier."]})
+    if memory.status not in LIVE_STATUSES:
+        # Out of every answer: no tier decides where it is read from.
+        raise Conflict(
+            f"This memory is {memory.get_status_display().lower()}: it is in no answer, so "
+            "it has no tier to set. Set the tier of the memory that replaced it.",
+            code="not_live",
+        )
     # Lock the client's core tier against a concurrent move that would also fit alone.
     Memory.objects.select_for_update().filter(client_id=memory.client_id, tier=Tier.CORE).exists()
     if tier == Tier.CORE and memory.tier != Tier.CORE:
