@@ -1,5 +1,6 @@
 """A session starts when its first event happened: sessions recorded before ingest said so
-started when they were first written to (an import of October's call said December)."""
+started when they were first written to (an import of October's call said December).
+And the admin names reads "memory accesses"."""
 
 from django.db import migrations
 
@@ -17,4 +18,9 @@ class Migration(migrations.Migration):
     dependencies = [("memories", "0013_lexeme_counts")]
 
     # Backwards: nothing to undo (the ingest times are not kept).
-    operations = [migrations.RunSQL(FORWARD, migrations.RunSQL.noop)]
+    operations = [
+        migrations.RunSQL(FORWARD, migrations.RunSQL.noop),
+        migrations.AlterModelOptions(
+            name="memoryaccess", options={"verbose_name_plural": "memory accesses"}
+        ),
+    ]
