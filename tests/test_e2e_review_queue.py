@@ -179,3 +179,39 @@ def test_a_rejected_promotion_is_no_longer_a_candidate(page, personas):
     page.goto(f"/memories/{item.memory_id}/")
     assert page.locator(".page-head .badge.st-active").inner_text() == "Active"
     assert page.locator(".page-head .badge.st-candidate").count() == 0
+
+
+def test_a_decision_in_the_browser_is_in_the_agents_context_at_once(
+    page,
+    personas,
+    monkeypatch,
+    api_client,
+):
+    """With no worker running: a refresh queued for one would wait in the broker."""
+    from django_q.conf import Conf
+
+    monkeypatch.setattr(Conf, "SYNC", False)
+    c = personas.client
+    email = factories.MemoryFactory.create(client=c, content="Prefers to be contacted by email.")
+    phone = factories.MemoryFactory.create(client=c, content="Prefers to be contacted by phone.")
+    item = factories.ReviewItemFactory.create(memory=phone, other_memory=email)
+    _, key = factories.api_key_for(personas.supervisor, personas.tenant)
+
+    def context_text() -> str:
+        response = api_client.post(
+            "/api/v1/context/",
+            {"client": "emma", "message": "How do I reach her?"},
+            format="json",
+            HTTP_AUTHORIZATION=f"Bearer {key}",
+        )
+        return response.json()["text"]
+
+    assert "Prefers to be contacted by email." in context_text()
+    login(page, "supervisor")
+    page.goto("/review/")
+    card = page.locator(f"#item-{item.pk}")
+    card.get_by_role("button", name="Keep the more recent").click()
+    card.locator(".outcome").wait_for()
+    text = context_text()
+    assert "Prefers to be contacted by email." not in text
+    assert "Prefers to be contacted by phone." in text
