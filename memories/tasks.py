@@ -47,7 +47,5 @@ def refresh_ranking(tenant_id: str | None = None) -> str:
     return _job("refresh_ranking", tenant_id)
 
 
-def roll_up_accesses() -> dict:
-    from memories.services.jobs.accesses import accesses_roll_up
-
-    return accesses_roll_up()
+def roll_up_accesses(tenant_id: str | None = None) -> str:
+    return _job("roll_up_accesses", tenant_id)

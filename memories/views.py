@@ -19,7 +19,7 @@ from memories.errors import DomainError
 from memories.forms import TierForm
 from memories.models import Evidence, Membership
 from memories.selectors.lineage import lineage_of
-from memories.selectors.memory import linked_for
+from memories.selectors.memory import linked_for, status_change
 from memories.services.write.lifecycle import memory_set_tier
 
 # How a relation reads from the memory at its target ("A updates B": B "is updated by" A).
@@ -73,6 +73,7 @@ def memory_detail(request, memory_id):
             for r in linked.relations
         ],
         "lineage": lineage_of(memory, visible=visible),
+        "change": status_change(user, memory, linked),
         **_tier_context(user, memory),
     }
     return render(request, "memories/memory_detail.html", context)
@@ -81,7 +82,8 @@ def memory_detail(request, memory_id):
 def _tier_context(user, memory, form=None, **extra) -> dict:
     return {
         "memory": memory,
-        "can_override_tier": permissions.can_override_tier(user, memory),
+        # A memory out of every answer has no tier to set (memory_set_tier refuses it).
+        "can_override_tier": permissions.can_override_tier(user, memory) and memory.is_latest,
         "tier_form": form or TierForm(initial={"tier": memory.tier, "pin": True}),
         **extra,
     }

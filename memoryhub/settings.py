@@ -82,6 +82,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "memories.middleware.ServerHeaderMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "memories.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -181,6 +182,20 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SECURE_REFERRER_POLICY = "same-origin"
+# Content-Security-Policy (memories/middleware.py): this origin's files only, no inline
+# script or style, no plugins, no framing, forms post here only.
+SECURE_CSP = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'"],
+    "img-src": ["'self'", "data:"],
+    "font-src": ["'self'"],
+    "connect-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'none'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+}
 HTTPS = not DEBUG and env_bool("MEMORYHUB_HTTPS", DEPLOYED)
 if HTTPS:
     SESSION_COOKIE_SECURE = True
@@ -258,10 +273,12 @@ MEMORYHUB_KEY_PROVIDER = env("MEMORYHUB_KEY_PROVIDER", "memories.crypto.provider
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"expected_denials": {"()": "memoryhub.logfilters.ExpectedDenials"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("MEMORYHUB_LOG_LEVEL", "WARNING")},
     "loggers": {
         "memoryhub": {"level": env("MEMORYHUB_LOG_LEVEL", "INFO")},
         "memories": {"level": env("MEMORYHUB_LOG_LEVEL", "INFO")},
+        "django.request": {"filters": ["expected_denials"]},
     },
 }

@@ -1,6 +1,8 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 from curation import urls as curation_urls
 from memories import login, views
@@ -11,6 +13,8 @@ from profiles.urls import api_urlpatterns as profile_api_urlpatterns
 
 urlpatterns = [
     path("", views.home, name="home"),
+    # Browsers ask for it whatever the page says (the admin, the API docs, JSON answers).
+    path("favicon.ico", RedirectView.as_view(url=static("memoryhub/icon.svg"), permanent=True)),
     path("login/", login.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),

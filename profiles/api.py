@@ -14,12 +14,20 @@ from memories.api.shapes import ContextOutSerializer
 from profiles.services.context import context_build
 
 
-def _core_data(memory) -> dict:
+def _core_data(memory, disputed_by: dict) -> dict:
     return {
         "id": str(memory.pk),
         "content": memory.content,
         "kind": memory.kind,
         "category": memory.category,
+        "disputed_by": disputed_by.get(str(memory.pk), []),
+    }
+
+
+def _profile_data(profile: dict, disputed_by: dict) -> dict:
+    return {
+        half: [{**e, "disputed_by": disputed_by.get(e["memory"], [])} for e in entries]
+        for half, entries in profile.items()
     }
 
 
@@ -49,11 +57,15 @@ class ContextApi(BaseApiView):
             k=data["k"],
             with_evidence=True,
         )
+        disputed_by = context["disputed_by"]
         return Response(
             {
-                "profile": context["profile"],
-                "core": [_core_data(m) for m in context["core"]],
-                "memories": [hit_data(h) for h in context["hits"]],
+                "profile": _profile_data(context["profile"], disputed_by),
+                "core": [_core_data(m, disputed_by) for m in context["core"]],
+                "memories": [
+                    {**hit_data(h), "disputed_by": disputed_by.get(str(h.memory.pk), [])}
+                    for h in context["hits"]
+                ],
                 "text": context["text"],
             }
         )

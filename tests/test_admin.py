@@ -79,3 +79,10 @@ def test_non_staff_cannot_open_the_admin(client, personas):
     response = client.get(reverse("admin:memories_memory_changelist"))
     assert response.status_code == 302
     assert "/admin/login/" in response["Location"]
+
+
+def test_the_admin_index_spells_memory_accesses(client, personas):
+    client.force_login(personas.admin)
+    page = client.get(reverse("admin:index")).content.decode()
+    assert ">Memory accesses<" in page
+    assert "accesss" not in page

@@ -166,8 +166,8 @@ def test_supervisor_resolves_a_conflict_and_the_old_memory_leaves_search(page, p
     shot(page, "review-conflicts-375", width=375)
 
     card.get_by_label("Reason").fill("Confirmed on the phone.")
-    card.get_by_role("button", name="Accept new").click()
-    page.get_by_text("The new statement was accepted").wait_for()
+    card.get_by_role("button", name="Keep the more recent").click()
+    page.get_by_text("Kept “Prefers to be contacted by phone.”").wait_for()
     shot(page, "review-decided")
     item.refresh_from_db()
     assert (item.state, item.decision, item.reason) == (

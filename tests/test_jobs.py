@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.urls import reverse
 
-from memories.models import JobRun
+from memories.models import JobRun, MemoryAccess
 from memories.services.jobs import runner as jobs
 from memories.services.jobs.runner import JOBS, job_run
 from tests import factories
@@ -183,3 +183,25 @@ def test_runs_are_listed_in_the_admin(client, personas):
     page = client.get(reverse("admin:memories_jobrun_changelist"))
     assert page.status_code == 200
     assert b"ttl_sweep" in page.content and b"succeeded" in page.content
+
+
+def test_run_job_rolls_up_accesses_as_the_schedule_does(personas):
+    memory = factories.MemoryFactory.create(client=personas.client)
+    foreign = factories.MemoryFactory.create(client=personas.foreign_client)
+    for target in (memory, memory, foreign):
+        MemoryAccess.objects.create(memory=target, client=target.client)
+    out = io.StringIO()
+    call_command("run_job", "roll_up_accesses", "--tenant", "acme", stdout=out)
+    run = JobRun.objects.get()
+    assert (run.job, run.outcome, run.counts) == (
+        "roll_up_accesses",
+        "succeeded",
+        {"accesses": 2, "memories": 1},
+    )
+    assert out.getvalue() == (
+        f"roll_up_accesses [acme] succeeded in {run.duration_ms} ms: accesses=2, memories=1\n"
+    )
+    memory.refresh_from_db()
+    foreign.refresh_from_db()
+    assert (memory.usage_count, foreign.usage_count) == (2, 0)  # the other tenant waits
+    assert MemoryAccess.objects.filter(rolled_up=False).count() == 1

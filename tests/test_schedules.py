@@ -45,3 +45,5 @@ def test_every_job_is_scheduled_and_every_doorway_exists():
         assert callable(import_string(func))
     scheduled = {func.rsplit(".", 1)[1] for func in funcs}
     assert set(JOBS) - scheduled == set()
+    # and every scheduled task is a job run_job can run now (and logs as a JobRun)
+    assert scheduled - set(JOBS) == set()

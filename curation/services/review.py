@@ -30,6 +30,7 @@ from memories.models import (
 from memories.services.tenancy.audit import audit, audit_entry
 from memories.services.write.core_budget import CoreTierFull
 from memories.services.write.lifecycle import memory_set_tier
+from memories.services.write.staleness import clients_mark_profile_stale
 
 CONFLICT_DECISIONS = (
     ReviewItem.Decision.KEEP_OLD,
@@ -158,6 +159,24 @@ def conflict_decide(
         },
     )
     if invalidated is not None:
+        # On the memory itself too, so its page can say who took it out of the answers,
+        # for what and why.
+        kept = old if invalidated is new else new
+        audit(
+            tenant_id=item.tenant_id,
+            actor=actor,
+            actor_label=label,
+            action="memory.invalidate",
+            object_type="memory",
+            object_id=invalidated.pk,
+            reason=reason,
+            data={
+                "status": invalidated.status,
+                "decision": decision,
+                "kept": str(kept.pk),
+                "review_item": str(item.pk),
+            },
+        )
         _mark_obsolete(
             list(
                 ReviewItem.objects.select_for_update()
@@ -168,8 +187,8 @@ def conflict_decide(
             actor=actor,
             actor_label=label,
         )
-    client_id = item.client_id
-    transaction.on_commit(lambda: _enqueue_profile_refresh([str(client_id)]))
+    # The profile quotes live memories: the next read rebuilds it (see staleness).
+    clients_mark_profile_stale(client_ids=[item.client_id])
     return item
 
 
@@ -243,13 +262,6 @@ def _mark_obsolete(items: list[ReviewItem], *, why: str, actor, actor_label: str
             for i in items
         ]
     )
-
-
-def _enqueue_profile_refresh(client_ids: list[str]) -> None:
-    from django_q.tasks import async_task
-
-    # By dotted name, as the write path does: the profile is rebuilt after the decision.
-    async_task("profiles.tasks.profiles_refresh", client_ids)
 
 
 def review_decide(

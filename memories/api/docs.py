@@ -194,6 +194,7 @@ CONTEXT_RESULT = {
                 "category": "preference",
                 "confidence": 0.85,
                 "observed_at": "2026-11-30T09:15:00Z",
+                "disputed_by": [],
             }
         ],
         "dynamic": [],
@@ -204,9 +205,10 @@ CONTEXT_RESULT = {
             "content": "Prefers meetings in the morning.",
             "kind": "semantic",
             "category": "preference",
+            "disputed_by": [],
         }
     ],
-    "memories": [_HIT],
+    "memories": [{**_HIT, "disputed_by": []}],
     "text": "Core memories:\n- Prefers meetings in the morning.\n\nRelevant to this message:\n"
     "- I prefer to be contacted by email.",
 }

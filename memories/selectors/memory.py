@@ -4,12 +4,13 @@ linked to it a user may see."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db import connection
 from django.db.models.expressions import RawSQL
 
 from memories import permissions
-from memories.models import Memory, Relation, RelationType
+from memories.models import LIVE_STATUSES, AuditEntry, Memory, Relation, RelationType
 
 # The evidence shown with a memory: what the agent can cite. A memory id array is the
 # one parameter; search sends it in the same round trip as the access log.
@@ -96,3 +97,63 @@ def linked_for(user, memory: Memory, *, relations: bool = True, versions: bool =
         versions=[v for v in chain if v.pk in visible],
         visible=visible,
     )
+
+
+@dataclass(frozen=True)
+class StatusChange:
+    """Why a memory left the answers, as its page says it: ``before`` + the memory that
+    took its place or was kept instead (``other``, when the user may see it) + ``after``,
+    then who, when and why."""
+
+    before: str
+    other: Memory | None
+    after: str
+    actor: str = ""
+    at: datetime | None = None
+    reason: str = ""
+    refers: bool = True  # the sentence names another memory (hidden ones as "another")
+
+
+# A review decision, from the memory it took out of the answers.
+_DECIDED = {
+    "accept_new": ("in review, ", " was accepted in its place"),
+    "keep_old": ("in review, ", " was kept instead"),
+    "merge": ("in review, it was merged into ", ""),
+}
+
+
+def status_change(user, memory: Memory, linked: Linked) -> StatusChange | None:
+    """Why ``memory`` is no longer live: the review decision or forget that did it (its
+    audit entry), else what ingest or a job related to it (an update, a merge)."""
+    if memory.status in LIVE_STATUSES:
+        return None
+    entry = (
+        AuditEntry.objects.filter(
+            object_type="memory",
+            object_id=str(memory.pk),
+            action__in=("memory.invalidate", "memory.forget"),
+        )
+        .order_by("-at")
+        .first()
+    )
+    if entry is not None:
+        who = {"actor": entry.actor_label, "at": entry.at, "reason": entry.reason}
+        if entry.action == "memory.forget":
+            return StatusChange("forgotten on request", None, "", refers=False, **who)
+        before, after = _DECIDED.get(entry.data.get("decision"), ("in review, against ", ""))
+        kept = entry.data.get("kept")
+        other = (
+            permissions.memories_visible_to(user, memory.tenant_id).filter(pk=kept).first()
+            if kept
+            else None
+        )
+        return StatusChange(before, other, after, **who)
+    for relation in linked.relations:
+        kind, direction, other = relation["type"], relation["direction"], relation["memory"]
+        if kind == RelationType.UPDATES and direction == "in":
+            return StatusChange(
+                "", other, ", a newer statement, updates it", at=memory.invalidated_at
+            )
+        if kind == RelationType.MERGED_INTO and direction == "out":
+            return StatusChange("merged into ", other, "", at=memory.invalidated_at)
+    return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from curation.selectors import open_disputes
 from memories import permissions
 from memories.models import Memory, Precision
 from memories.services.extraction.heuristic import speaker_role
@@ -35,6 +36,7 @@ def context_build(
             "profile": {"static": [], "dynamic": []},
             "core": core,
             "hits": [],
+            "disputed_by": {},
             "text": render_text(core=core, static=[], hits=[], dynamic=[], budget=budget_chars),
         }
     profile = profile_for(client)
@@ -50,18 +52,60 @@ def context_build(
         )
         if str(h.memory.pk) not in core_ids
     ][:k]
+    disputes = Disputes(open_disputes(client))
+    core = [m for m in core if disputes.keeps(str(m.pk))]
+    hits = [h for h in hits if disputes.keeps(str(h.memory.pk))]
+    static = [e for e in profile.static if disputes.keeps(e["memory"])]
+    dynamic = [e for e in profile.dynamic if disputes.keeps(e["memory"])]
     return {
-        "profile": {"static": profile.static, "dynamic": profile.dynamic},
+        "profile": {"static": static, "dynamic": dynamic},
         "core": core,
         "hits": hits,
+        "disputed_by": disputes.shown_rivals(),
         "text": render_text(
             core=core,
-            static=profile.static,
+            static=static,
             hits=hits,
-            dynamic=profile.dynamic,
+            dynamic=dynamic,
             budget=budget_chars,
+            notes=disputes.notes(),
         ),
     }
+
+
+class Disputes:
+    """Conflicts waiting for a person (``rivals``: memory id → the memories it contradicts).
+    Until someone decides, the agent reads one answer: the first side it meets, in the
+    order the context is read (core, then relevance to the message, then the profile's
+    own order), marked as disputed and naming the other side, which is left out."""
+
+    def __init__(self, rivals: dict[str, list[Memory]]):
+        self.rivals = rivals
+        self.kept: set[str] = set()
+
+    def keeps(self, memory_id: str) -> bool:
+        """Whether to show ``memory_id``: not when a side it contradicts is shown already."""
+        if any(str(r.pk) in self.kept for r in self.rivals.get(memory_id, ())):
+            return False
+        self.kept.add(memory_id)
+        return True
+
+    def shown_rivals(self) -> dict[str, list[str]]:
+        """Memory id → the ids of the memories disputing it, for the memories shown."""
+        return {
+            memory_id: [str(r.pk) for r in self.rivals.get(memory_id, ())]
+            for memory_id in self.kept
+        }
+
+    def notes(self) -> dict[str, str]:
+        """What the agent reads after a disputed memory's line."""
+        return {
+            memory_id: " (disputed: "
+            + "; ".join(f"a conflicting statement, “{r.content}”," for r in rivals)
+            + " waits for review)"
+            for memory_id in self.kept
+            if (rivals := self.rivals.get(memory_id))
+        }
 
 
 def memory_line(memory: Memory) -> str:
@@ -86,9 +130,11 @@ def when_of(memory: Memory) -> str:
     return spans.get(memory.occurred_precision, day.isoformat())
 
 
-def render_text(*, core, static, hits, dynamic, budget: int) -> str:
+def render_text(*, core, static, hits, dynamic, budget: int, notes=None) -> str:
     """Sections in order of importance, each line added only while the whole fits in
-    ``budget`` characters; a memory already shown is not repeated."""
+    ``budget`` characters; a memory already shown is not repeated. ``notes``: memory id →
+    what follows its line (a dispute)."""
+    notes = notes or {}
     sections = [
         ("Core memories", [(str(m.pk), m.content) for m in core]),
         ("Relevant to this message", [(str(h.memory.pk), memory_line(h.memory)) for h in hits]),
@@ -103,10 +149,11 @@ def render_text(*, core, static, hits, dynamic, budget: int) -> str:
             if memory_id in shown:
                 continue
             head = block or ([""] if out else []) + [f"{title}:"]
-            trial = [*out, *head, f"- {text}"]
+            line = f"- {text}{notes.get(memory_id, '')}"
+            trial = [*out, *head, line]
             if len("\n".join(trial)) > budget:
                 continue
-            block = [*head, f"- {text}"]
+            block = [*head, line]
             shown.add(memory_id)
         out.extend(block)
     return "\n".join(out)

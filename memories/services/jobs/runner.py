@@ -32,10 +32,12 @@ from memories.models import JobRun
 logger = logging.getLogger(__name__)
 
 # name → service, in the order ``all`` runs them: vectors first (fusion and consolidation
-# compare them), status changes before scoring, scoring before tiers and rankings, the
-# profiles last (they show the outcome of everything above).
+# compare them), reads folded into counters (scoring and tiers count them), status changes
+# before scoring, scoring before tiers and rankings, the profiles last (they show the
+# outcome of everything above).
 JOBS: dict[str, str] = {
     "reembed": "memories.services.embedding.reembed.reembed_job",
+    "roll_up_accesses": "memories.services.jobs.accesses.accesses_roll_up_job",
     "ttl_sweep": "memories.services.jobs.forgetting.ttl_sweep",
     "decay": "memories.services.jobs.forgetting.decay_sweep",
     "fusion": "memories.services.jobs.fusion.fusion_run",

@@ -13,8 +13,9 @@ import logging
 from dataclasses import dataclass
 
 from django.db import connection, transaction
-from django.db.models.functions import Coalesce, Greatest
+from django.db.models.functions import Coalesce, Greatest, Least
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from memories import permissions
 from memories.errors import IdempotencyConflict
@@ -115,8 +116,7 @@ def events_ingest(
             results.append(IngestResult(event, True, outcomes))
         run.flush()
         if run.conflicts:
-            conflicts = list(run.conflicts)
-            transaction.on_commit(lambda: _enqueue_conflict_reviews(conflicts))
+            _open_conflict_reviews(list(run.conflicts))
         # Marked last, so the client row stays locked only until commit; queues one
         # refresh per client however many events arrive before it runs.
         clients_mark_profile_stale(
@@ -270,16 +270,18 @@ def _store_events(prepared: list[Prepared], clients: dict[str, Client], user):
         new.append(event)
         stored.append((event, True))
     Event.objects.bulk_create(new)
-    latest: dict = {}
+    # A session starts when its first event happened (an import posts October's call in
+    # December) and ends with its last: both move with what each call brings.
+    spans: dict = {}
     for event in new:
-        if event.session_id and event.observed_at > latest.get(event.session_id, event.observed_at):
-            latest[event.session_id] = event.observed_at
-        latest.setdefault(event.session_id, event.observed_at)
-    for session_id, observed_at in latest.items():
-        if session_id:
-            Session.objects.filter(pk=session_id).update(
-                last_event_at=Greatest(Coalesce("last_event_at", observed_at), observed_at)
-            )
+        if event.session_id:
+            first, last = spans.get(event.session_id, (event.observed_at, event.observed_at))
+            spans[event.session_id] = (min(first, event.observed_at), max(last, event.observed_at))
+    for session_id, (first, last) in spans.items():
+        Session.objects.filter(pk=session_id).update(
+            started_at=Least("started_at", first),
+            last_event_at=Greatest(Coalesce("last_event_at", last), last),
+        )
     return stored
 
 
@@ -337,8 +339,12 @@ def _sessions(prepared: list[Prepared], clients: dict[str, Client], user) -> dic
     return sessions
 
 
-def _enqueue_conflict_reviews(relation_ids: list[int]) -> None:
-    from django_q.tasks import async_task
+# By dotted name, as the job registry names curation's jobs: memories imports no curation.
+CONFLICT_REVIEWS_OPEN = "curation.services.review.conflict_reviews_open"
 
-    # By dotted name: memories does not import curation.
-    async_task("curation.tasks.conflict_reviews_open", relation_ids)
+
+def _open_conflict_reviews(relation_ids: list[int]) -> None:
+    """The review items of the call's conflicts, in its own transaction: a person sees the
+    conflict in the queue as soon as the event is stored, worker or not, and an agent
+    reading the context meanwhile is told the answer is disputed."""
+    import_string(CONFLICT_REVIEWS_OPEN)(relation_ids=relation_ids)
