@@ -127,7 +127,7 @@ def _outcome(item: ReviewItem) -> str:
         return f"Nothing was changed: this item no longer applies ({item.reason})."
     new = f"“{item.memory.content}”"
     old = f"“{item.other_memory.content}”" if item.other_memory else ""
-    outcomes = {
+    outcomes: dict[str, str] = {
         ReviewItem.Decision.ACCEPT_NEW: f"Kept {new}; {old} is superseded and no longer "
         "appears in search or context.",
         ReviewItem.Decision.KEEP_OLD: f"Kept {old}; {new} is superseded and no longer "

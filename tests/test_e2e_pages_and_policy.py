@@ -39,7 +39,7 @@ def watched(page):
     """``page`` with a record of what went wrong: CSP reports (console and event), script
     errors, and answers of 400 or more (but the ones a step expects)."""
     page.add_init_script(RECORD_VIOLATIONS)
-    seen = {"console": [], "failed": []}
+    seen: dict[str, list[str]] = {"console": [], "failed": []}
     page.on(
         "console",
         lambda m: seen["console"].append(m.text) if m.type in ("error", "warning") else None,

@@ -137,9 +137,16 @@ def status_change(user, memory: Memory, linked: Linked) -> StatusChange | None:
         .first()
     )
     if entry is not None:
-        who = {"actor": entry.actor_label, "at": entry.at, "reason": entry.reason}
         if entry.action == "memory.forget":
-            return StatusChange("forgotten on request", None, "", refers=False, **who)
+            return StatusChange(
+                "forgotten on request",
+                None,
+                "",
+                refers=False,
+                actor=entry.actor_label,
+                at=entry.at,
+                reason=entry.reason,
+            )
         before, after = _DECIDED.get(entry.data.get("decision"), ("in review, against ", ""))
         kept = entry.data.get("kept")
         other = (
@@ -147,7 +154,9 @@ def status_change(user, memory: Memory, linked: Linked) -> StatusChange | None:
             if kept
             else None
         )
-        return StatusChange(before, other, after, **who)
+        return StatusChange(
+            before, other, after, actor=entry.actor_label, at=entry.at, reason=entry.reason
+        )
     for relation in linked.relations:
         kind, direction, other = relation["type"], relation["direction"], relation["memory"]
         if kind == RelationType.UPDATES and direction == "in":
