@@ -87,3 +87,21 @@ class TierForm(forms.Form):
         label="Pin: automatic moves leave it here", required=False, initial=True
     )
     reason = forms.CharField(label="Reason", required=False, max_length=300)
+
+
+class CorrectionForm(forms.Form):
+    """A person's correction of a live memory: the right statement and why."""
+
+    content = forms.CharField(
+        label="What is right", max_length=2000, strip=True, widget=forms.Textarea(attrs={"rows": 3})
+    )
+    reason = forms.CharField(label="Why", max_length=300, strip=True)
+
+
+class ForgetForm(forms.Form):
+    reason = forms.CharField(label="Why forget it", max_length=300, strip=True)
+
+
+class UndoForm(forms.Form):
+    entry = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    reason = forms.CharField(label="Why undo it", required=False, max_length=300, strip=True)

@@ -17,11 +17,23 @@ FEEDBACK_CONFIDENCE_STEP = 0.05
 FEEDBACK_CONFIDENCE_FLOOR = 0.1
 
 
+def state_of(memory: Memory) -> dict:
+    """A memory's status, its reason and when it stopped being live: what an undo of a
+    change restores."""
+    return {
+        "status": memory.status,
+        "status_reason": memory.status_reason,
+        "invalidated_at": memory.invalidated_at.isoformat() if memory.invalidated_at else None,
+    }
+
+
 @transaction.atomic
 def memory_forget(*, memory: Memory, actor, actor_label: str, reason: str = "") -> Memory:
     """Soft delete: the memory leaves every answer; its row and evidence stay for audit."""
-    if memory.status != Status.DELETED:
+    current = Memory.objects.select_for_update().get(pk=memory.pk)
+    if current.status != Status.DELETED:
         now = timezone.now()
+        before = state_of(current)  # what an undo restores (``corrections.change_undo``)
         Memory.objects.filter(pk=memory.pk).update(
             status=Status.DELETED,
             invalidated_at=now,
@@ -35,6 +47,7 @@ def memory_forget(*, memory: Memory, actor, actor_label: str, reason: str = "") 
             object_type="memory",
             object_id=str(memory.pk),
             reason=reason,
+            data={"before": before},
         )
         clients_mark_profile_stale(client_ids=[memory.client_id])
         memory.refresh_from_db()
