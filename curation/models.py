@@ -79,6 +79,7 @@ class ReviewItem(models.Model):
     earlier: Side  # a conflict's sides, by when each was said
     later: Side
     compare: str
+    effects: dict[str, str]  # set by curation.views: what each decision will do
 
     class Meta:
         ordering = ["-created_at"]

@@ -3,6 +3,8 @@ or in bulk. The decisions go through the same service as the API."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -13,8 +15,10 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from curation.forms import BulkDecisionForm, DecisionForm
+from curation.forms import BulkDecisionForm, DecisionForm, QueueFilterForm
 from curation.models import ReviewItem
+from curation.queue import clients_with_open_items, decision_effects
+from curation.queue import open_items as queue_items
 from curation.selectors import with_evidence
 from curation.services.review import review_decide
 from memories import permissions
@@ -46,13 +50,9 @@ def _queue(request, item_type: str, bulk_form: BulkDecisionForm | None = None, *
     """The queue's context; ``bulk_form`` a bound form that was refused, shown again with
     the decision and the items the supervisor had chosen."""
     scope = permissions.reviewable(request.user, ReviewItem.objects.all())
-    open_items = scope.filter(state=ReviewItem.State.OPEN)
     counts = _open_counts(request.user)
-    items = (
-        open_items.filter(type=item_type)
-        .select_related("client", "memory", "other_memory")
-        .order_by("-created_at", "pk")
-    )
+    filter_form = QueueFilterForm(request.GET, clients=clients_with_open_items(scope))
+    items = queue_items(scope, item_type=item_type, **filter_form.query())
     page = Paginator(items, ITEMS_PER_PAGE).get_page(request.GET.get("page"))
     recent = (
         scope.exclude(state=ReviewItem.State.OPEN)
@@ -63,13 +63,20 @@ def _queue(request, item_type: str, bulk_form: BulkDecisionForm | None = None, *
         "type": item_type,
         "counts": counts,
         "page": page,
-        "items": with_evidence(list(page)),
+        "items": [_with_effects(i) for i in with_evidence(list(page))],
+        "filter_form": filter_form,
+        "filter_qs": urlencode({"type": item_type, **filter_form.kept()}),
         "recent": recent,
         "bulk_form": bulk_form or BulkDecisionForm(item_type=item_type, items=scope),
         "bulk_decision": bulk_form["decision"].value() if bulk_form else "",
         "selected": {str(pk) for pk in bulk_form["items"].value() or []} if bulk_form else set(),
         **extra,
     }
+
+
+def _with_effects(item: ReviewItem) -> ReviewItem:
+    item.effects = decision_effects(item)
+    return item
 
 
 @login_required

@@ -23,6 +23,8 @@ OPERATIONS = {
     ("/api/v1/memories/{memory_id}/feedback/", "post"): "memory_feedback",
     ("/api/v1/memories/{memory_id}/history/", "get"): "memory_history",
     ("/api/v1/tools/", "get"): "tools",
+    ("/api/v1/review/", "get"): "review_list",
+    ("/api/v1/review/{item_id}/", "get"): "review_retrieve",
     ("/api/v1/review/{item_id}/decide/", "post"): "review_decide",
 }
 
