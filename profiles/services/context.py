@@ -26,9 +26,11 @@ def context_build(
     budget_chars: int = 2000,
     k: int = 8,
     with_evidence: bool = False,
+    record_access: bool = True,
 ) -> dict:
     """Core, profile, the ``k`` memories most relevant to ``message`` (with their evidence
-    when asked) and the prompt-ready ``text`` within ``budget_chars``."""
+    when asked) and the prompt-ready ``text`` within ``budget_chars``. ``record_access``
+    off: a person previewing what the agent would read is not the agent using memory."""
     core = core_memories(client)
     if permissions.readable_tiers(user, client) == ("core",):
         # Clients, prospects and heirs: their own core tier, nothing else.
@@ -49,6 +51,7 @@ def context_build(
             k=k + len(core),
             filters=Filters(),
             with_evidence=with_evidence,
+            record_access=record_access,
         )
         if str(h.memory.pk) not in core_ids
     ][:k]
