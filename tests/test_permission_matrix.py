@@ -20,7 +20,8 @@ import pytest
 from django.test import Client as PageClient
 from rest_framework.test import APIClient
 
-from memories.models import Tier
+from memories.models import AuditEntry, Tier
+from memories.services.write.lifecycle import memory_forget
 from tests import factories
 from tests.snapshot import take
 
@@ -113,6 +114,17 @@ PAGE_ERASE = cells(403, supervisor=302, admin=302, outsider=404, advisor2=404, h
 PAGE_ERASE["anonymous"] = LOGIN
 # Import: a tenant-wide act for supervisors and admins; everyone else signed in gets 403.
 IMPORT_ZOE = cells(403, supervisor=201, admin=201)
+# Correct and forget from the page: whoever may write the memory (a redirect to its page);
+# undo: supervisors and admins. The audit trail: whoever reads the client's whole record.
+PAGE_CHANGE_RECALL = cells(302, outsider=404, advisor2=404, client=404, heir=404, anonymous=LOGIN)
+PAGE_CHANGE_CORE = cells(302, outsider=404, advisor2=404, client=403, heir=404, anonymous=LOGIN)
+PAGE_UNDO = cells(302, advisor=403, outsider=404, advisor2=404, client=404, heir=404)
+PAGE_UNDO["anonymous"] = LOGIN
+PAGE_POST_ONLY = cells(405, anonymous=LOGIN)
+PAGE_EXPORT = cells(403, supervisor=200, admin=200, outsider=404, advisor2=404, heir=404)
+PAGE_EXPORT["anonymous"] = LOGIN
+REVIEW_LIST = cells(403, supervisor=200, admin=200)
+CORRECTION = {"content": "Plans to sell the flat in Bristol.", "reason": "She said so."}
 ZOE_EXPORT: dict[str, object] = {
     "format": "memoryhub.client-export/1",
     "exported_at": "2026-12-01T10:00:00+00:00",
@@ -244,6 +256,17 @@ ROWS = [
         body={"decision": "keep_both", "reason": "Both hold."},
     ),
     Row("review decide (API)", "get", "/api/v1/review/{conflict}/decide/", API_405, "read"),
+    Row("review list (API)", "get", "/api/v1/review/", REVIEW_LIST, "read"),
+    Row(
+        "review list filtered (API)",
+        "get",
+        "/api/v1/review/?client=emma&type=conflict&sort=oldest&page_size=5",
+        cells(403, supervisor=200, admin=200, outsider=403),
+        "read",
+    ),
+    Row("review list (API)", "post", "/api/v1/review/", API_405, "write", body={}),
+    Row("review item (API)", "get", "/api/v1/review/{conflict}/", DECIDE, "read"),
+    Row("review item (API)", "delete", "/api/v1/review/{conflict}/", API_405, "write"),
     # --- pages ---
     Row("home", "get", "/", cells(200, anonymous=Denied(302)), "read", page=True),
     Row("home", "post", "/", cells(405, anonymous=405), "write", body={}, page=True),
@@ -315,8 +338,93 @@ ROWS = [
         "read",
         page=True,
     ),
+    Row(
+        "correct emma recall",
+        "post",
+        "/memories/{emma_recall}/correct/",
+        PAGE_CHANGE_RECALL,
+        "write",
+        body=CORRECTION,
+        page=True,
+    ),
+    Row(
+        "correct emma core",
+        "post",
+        "/memories/{emma_core}/correct/",
+        PAGE_CHANGE_CORE,
+        "write",
+        body=CORRECTION,
+        page=True,
+    ),
+    Row("correct", "get", "/memories/{emma_recall}/correct/", PAGE_POST_ONLY, "read", page=True),
+    Row(
+        "forget emma recall (page)",
+        "post",
+        "/memories/{emma_recall}/forget/",
+        PAGE_CHANGE_RECALL,
+        "write",
+        body={"reason": "Wrong client."},
+        page=True,
+    ),
+    Row(
+        "forget emma core (page)",
+        "post",
+        "/memories/{emma_core}/forget/",
+        PAGE_CHANGE_CORE,
+        "write",
+        body={"reason": "Wrong client."},
+        page=True,
+    ),
+    Row("forget (page)", "get", "/memories/{emma_core}/forget/", PAGE_POST_ONLY, "read", page=True),
+    Row(
+        "undo a forget of emma's",
+        "post",
+        "/memories/{emma_forgotten}/undo/",
+        PAGE_UNDO,
+        "write",
+        body={"entry": "{forget_entry}", "reason": "Forgotten by mistake."},
+        page=True,
+    ),
+    Row("undo", "get", "/memories/{emma_forgotten}/undo/", PAGE_POST_ONLY, "read", page=True),
+    Row("audit emma recall", "get", "/memories/{emma_recall}/audit/", PAGE_RECALL, "read", page=True),
+    Row(
+        "audit emma core",
+        "get",
+        "/memories/{emma_core}/audit/",
+        PAGE_RECALL,  # her own login reads the memory, not who changed it
+        "read",
+        page=True,
+    ),
+    Row("audit emma", "get", "/clients/{emma}/audit/", PAGE_EMMA_HISTORY, "read", page=True),
+    Row(
+        "context preview emma",
+        "get",
+        "/clients/{emma}/context/?message=How+should+we+contact+her%3F&budget_chars=500",
+        PAGE_EMMA_HISTORY,
+        "read",
+        page=True,
+    ),
+    Row("export emma (page)", "get", "/clients/{emma}/export/", PAGE_EXPORT, "read", page=True),
+    Row(
+        "export emma (page)",
+        "post",
+        "/clients/{emma}/export/",
+        cells(405, anonymous=405),  # the method is checked first
+        "write",
+        body={},
+        page=True,
+    ),
+    Row("clients by conflicts", "get", "/clients/?sort=conflicts", PAGE_CLIENTS, "read", page=True),
     Row("my memory", "get", "/me/", PAGE_MINE, "read", page=True),
     Row("review queue", "get", "/review/", PAGE_QUEUE, "read", page=True),
+    Row(
+        "review queue filtered",
+        "get",
+        "/review/?type=promotion&client={emma}&kind=semantic&sort=score",
+        PAGE_QUEUE,
+        "read",
+        page=True,
+    ),
     Row(
         "review decide",
         "post",
@@ -384,6 +492,9 @@ def world(personas) -> World:
     )
     newer = memory(personas.client, Tier.RECALL, "Prefers phone calls.")
     conflict = factories.ReviewItemFactory.create(memory=newer, other_memory=made["emma_recall"])
+    forgotten = memory(personas.client, Tier.RECALL, "Banks with Barclays.")
+    memory_forget(memory=forgotten, actor=personas.advisor, actor_label="advisor", reason="No.")
+    forget_entry = AuditEntry.objects.get(action="memory.forget", object_id=str(forgotten.pk))
     return World(
         personas=personas,
         memory_ids={name: str(m.pk) for name, m in made.items()},
@@ -391,6 +502,8 @@ def world(personas) -> World:
             **{name: str(m.pk) for name, m in made.items()},
             "emma": str(personas.client.pk),
             "conflict": str(conflict.pk),
+            "emma_forgotten": str(forgotten.pk),
+            "forget_entry": str(forget_entry.pk),
         },
         acme_contents=[m.content for m in made.values()],
     )
@@ -489,11 +602,11 @@ def test_matrix_size(record_property):
     endpoints = {_endpoint(row) for row in ROWS}
     pairs = {(_endpoint(row), row.method) for row in ROWS}
     assert len(PERSONAS) == 7
-    assert len(endpoints) == 31  # 16 API endpoints (schema and docs included), 15 pages
-    assert len(pairs) == 51  # endpoint × method; 58 rows with the targets
-    assert len(ROWS) == 58
-    assert len([cell for cell in CELLS if cell[1] != "anonymous"]) == 7 * 58 == 406
-    assert len(CELLS) == 464  # and an anonymous caller for every row
+    assert len(endpoints) == 40  # 18 API endpoints (schema and docs included), 22 pages
+    assert len(pairs) == 66  # endpoint × method; 79 rows with the targets
+    assert len(ROWS) == 79
+    assert len([cell for cell in CELLS if cell[1] != "anonymous"]) == 7 * 79 == 553
+    assert len(CELLS) == 632  # and an anonymous caller for every row
     record_property("matrix", f"7 personas × {len(ROWS)} rows ({len(pairs)} endpoint × method)")
 
 
