@@ -1,12 +1,15 @@
-"""What browser tests share: one headless Chromium per module driven by Playwright against
-Django's live server, a logged-in page, and screenshots under DATA_DIR/screenshots/ for a
-person to look at. (The same set-up as tests/test_e2e_browser.py, which keeps its own.)"""
+"""What browser tests share, as a pytest plugin (``pytest_plugins = ["tests.browser_support"]``
+in the test module): one headless Chromium per module driven by Playwright against Django's
+live server (``browser``), a page that fails the test on a script error (``page``), and
+``ui``: log in and out, and screenshots under DATA_DIR/screenshots/ for a person to look
+at. (The same set-up as tests/test_e2e_browser.py, which keeps its own.)"""
 
 from __future__ import annotations
 
 import os
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from django.conf import settings
@@ -78,3 +81,8 @@ def shot(page, name: str, *, width: int | None = None) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
     if width:
         page.set_viewport_size({"width": 1280, "height": 900})
+
+
+@pytest.fixture
+def ui():
+    return SimpleNamespace(login=login, logout=logout, shot=shot)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.utils import timezone
@@ -16,8 +17,8 @@ from django.utils import timezone
 from curation.models import ReviewItem
 from memories.models import AuditEntry, Client, Memory
 from tests import factories
-from tests.browser_support import browser, login, logout, page, shot  # noqa: F401 (fixtures)
 
+pytest_plugins = ["tests.browser_support"]  # its fixtures: browser, page
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
@@ -60,7 +61,8 @@ def sofia(personas):
         )
     ]
     contacts = [
-        _contact(c, v, d, [e]) for v, d, e in zip(("email", "phone", "post"), (9, 5, 1), said)
+        _contact(c, v, d, [e])
+        for v, d, e in zip(("email", "phone", "post"), (9, 5, 1), said, strict=False)
     ]
     madrid = factories.MemoryFactory.create(
         client=c, content="Lives in Madrid.", evidence=[said[3]]
@@ -73,22 +75,22 @@ def sofia(personas):
     return {"contacts": contacts, "madrid": madrid, "conflict": conflict, "events": said}
 
 
-def test_an_advisor_corrects_and_forgets_and_a_supervisor_undoes(page, personas, sofia):
+def test_an_advisor_corrects_and_forgets_and_a_supervisor_undoes(page, ui, personas, sofia):
     email = sofia["contacts"][0]
-    login(page, "advisor")
+    ui.login(page, "advisor")
     page.goto(f"/memories/{email.pk}/")
     page.get_by_text("Correct this memory").click()
     page.get_by_label("What is right").fill("Prefers to be contacted by WhatsApp.")
     page.get_by_label("Why (goes in the audit trail)").fill("She asked for WhatsApp on the call.")
-    shot(page, "memory-correct")
-    shot(page, "memory-correct-375", width=375)
+    ui.shot(page, "memory-correct")
+    ui.shot(page, "memory-correct-375", width=375)
     page.get_by_role("button", name="Save the correction").click()
     page.get_by_text("Corrected. This is the new memory").wait_for()
     new = Memory.objects.get(content="Prefers to be contacted by WhatsApp.")
     assert page.url.endswith(f"/memories/{new.pk}/")
     assert _words(page.locator(".page-head .badge.st-active")) == "Active"
     assert page.get_by_role("link", name="Prefers to be contacted by email.").first.is_visible()
-    shot(page, "memory-corrected")
+    ui.shot(page, "memory-corrected")
 
     phone = sofia["contacts"][1]
     page.goto(f"/memories/{phone.pk}/")
@@ -98,9 +100,9 @@ def test_an_advisor_corrects_and_forgets_and_a_supervisor_undoes(page, personas,
     page.get_by_text("Forgotten: it no longer reaches search or context.").wait_for()
     assert _words(page.locator(".page-head .badge.st-deleted")) == "Deleted"
     assert page.get_by_role("button", name=re.compile("Undo")).count() == 0  # advisors do not
-    logout(page)
+    ui.logout(page)
 
-    login(page, "supervisor")
+    ui.login(page, "supervisor")
     page.goto(f"/memories/{phone.pk}/")
     page.get_by_label("Why undo it").fill("Still her number.")
     page.get_by_role("button", name="Undo the forget").click()
@@ -116,14 +118,14 @@ def test_an_advisor_corrects_and_forgets_and_a_supervisor_undoes(page, personas,
     assert "Why: “Still her number.”" in _words(entries.nth(0))
     assert "advisor forgot it" in _words(entries.nth(1))
     assert "Undone since." in _words(entries.nth(1))
-    shot(page, "memory-audit")
+    ui.shot(page, "memory-audit")
     page.get_by_role("link", name="The whole client's trail").click()
     page.get_by_role("heading", name="Audit trail").wait_for()
     assert page.locator(".audit-entry").count() == 4  # and the correction, and the assignment
     correction = page.locator(".audit-entry", has_text="corrected a memory")
     assert "She asked for WhatsApp on the call." in _words(correction)
-    shot(page, "client-audit")
-    shot(page, "client-audit-375", width=375)
+    ui.shot(page, "client-audit")
+    ui.shot(page, "client-audit-375", width=375)
 
     correction.get_by_role("button", name="Undo this correction").click()
     page.get_by_text("Undone: this memory is active again.").wait_for()
@@ -133,14 +135,14 @@ def test_an_advisor_corrects_and_forgets_and_a_supervisor_undoes(page, personas,
     assert AuditEntry.objects.filter(action="memory.undo").count() == 2
 
 
-def test_the_client_page_flags_conflicts_and_shows_what_the_agent_reads(page, personas, sofia):
-    login(page, "advisor")
+def test_the_client_page_flags_conflicts_and_shows_what_the_agent_reads(page, ui, personas, sofia):
+    ui.login(page, "advisor")
     page.goto(f"/clients/{personas.client.pk}/")
     attention = page.locator("#attention")
     assert "1 open conflict" in _words(attention)
     assert "Lives in Madrid. contradicted by Lives in Sevilla." in _words(attention)
     assert "contact channel · 3 live" in _words(attention).lower()  # h4: upper case
-    shot(page, "client-attention")
+    ui.shot(page, "client-attention")
 
     page.get_by_label("Message to the agent").fill("How should we contact her?")
     page.get_by_label("Budget (characters)").fill("400")
@@ -152,8 +154,8 @@ def test_the_client_page_flags_conflicts_and_shows_what_the_agent_reads(page, pe
     assert "Prefers to be contacted by post." in text
     assert len(text) <= 400
     assert page.url.endswith(f"/clients/{personas.client.pk}/")  # the page stays
-    shot(page, "client-context-preview")
-    shot(page, "client-context-preview-375", width=375)
+    ui.shot(page, "client-context-preview")
+    ui.shot(page, "client-context-preview-375", width=375)
 
     event = page.locator(".event", has_text="Send letters by post.")
     event.get_by_role("link", name="Prefers to be contacted by post.").click()
@@ -163,16 +165,16 @@ def test_the_client_page_flags_conflicts_and_shows_what_the_agent_reads(page, pe
     page.get_by_label("Search this client's memory").fill("quantum chromodynamics")  # as typed
     page.get_by_text("No memory matches “quantum chromodynamics”").wait_for()
     assert page.locator("#memory-results .memory-row").count() == 0
-    shot(page, "client-search-nothing")
+    ui.shot(page, "client-search-nothing")
 
 
-def test_a_supervisor_exports_a_client_from_its_page(page, personas, sofia):
-    login(page, "supervisor")
+def test_a_supervisor_exports_a_client_from_its_page(page, ui, personas, sofia):
+    ui.login(page, "supervisor")
     page.goto(f"/clients/{personas.client.pk}/")
     with page.expect_download() as download:
         page.get_by_role("link", name="Export everything (JSON)").click()
     assert download.value.suggested_filename == "emma-export.json"
-    document = json.loads(open(download.value.path()).read())
+    document = json.loads(Path(download.value.path()).read_text())
     assert (document["format"], document["client"]["external_ref"]) == (
         "memoryhub.client-export/1",
         "emma",
@@ -181,12 +183,12 @@ def test_a_supervisor_exports_a_client_from_its_page(page, personas, sofia):
     assert page.get_by_role("link", name="API docs").first.get_attribute("href") == "/api/v1/docs/"
 
 
-def test_the_client_list_counts_and_sorts(page, personas, sofia):
+def test_the_client_list_counts_and_sorts(page, ui, personas, sofia):
     for ref, name in (("giulia", "Giulia Rossi"), ("marco", "Marco Rossi")):
         Client.objects.filter(tenant=personas.tenant, external_ref=ref).update(display_name=name)
     for n in range(6):
         factories.MemoryFactory.create(client=personas.parent, content=f"Fact number {n}.")
-    login(page, "advisor")
+    ui.login(page, "advisor")
     page.goto("/clients/")
     first = page.locator(".client-list li").first
     assert "Giulia Rossi" in _words(first)  # by name
@@ -197,12 +199,12 @@ def test_the_client_list_counts_and_sorts(page, personas, sofia):
     assert "1 open conflict" in _words(first)
     assert "several live facts about one thing" in _words(first)
     assert "5 live memories" in _words(first)
-    shot(page, "client-list-sorted")
+    ui.shot(page, "client-list-sorted")
     page.get_by_label("Sort by").select_option("memories")
     page.locator(".client-list li").first.get_by_text("Giulia Rossi").wait_for()
 
 
-def test_the_supervisor_filters_the_queue_and_reads_what_a_decision_does(page, personas, sofia):
+def test_the_supervisor_filters_the_queue_and_reads_what_a_decision_does(page, ui, personas, sofia):
     c, parent = personas.client, personas.parent
     Client.objects.filter(pk=parent.pk).update(display_name="Giulia Rossi")
     items = []
@@ -223,7 +225,7 @@ def test_the_supervisor_filters_the_queue_and_reads_what_a_decision_does(page, p
                 score_components={"evidence": 0.9},
             )
         )
-    login(page, "supervisor")
+    ui.login(page, "supervisor")
     page.goto("/review/?type=promotion")
     cards = page.locator(".review-card")
     assert [cards.nth(i).get_attribute("id") for i in range(3)] == [
@@ -240,8 +242,8 @@ def test_the_supervisor_filters_the_queue_and_reads_what_a_decision_does(page, p
     page.get_by_label("Order").select_option("score")
     page.wait_for_url("**sort=score*")
     assert page.locator(".review-card").first.get_attribute("id") == f"item-{items[0].pk}"
-    shot(page, "review-filtered")
-    shot(page, "review-filtered-375", width=375)
+    ui.shot(page, "review-filtered")
+    ui.shot(page, "review-filtered-375", width=375)
 
     page.goto(f"/clients/{c.pk}/")
     page.locator("#attention").get_by_role("link", name="decide").click()

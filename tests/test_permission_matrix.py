@@ -386,7 +386,9 @@ ROWS = [
         page=True,
     ),
     Row("undo", "get", "/memories/{emma_forgotten}/undo/", PAGE_POST_ONLY, "read", page=True),
-    Row("audit emma recall", "get", "/memories/{emma_recall}/audit/", PAGE_RECALL, "read", page=True),
+    Row(
+        "audit emma recall", "get", "/memories/{emma_recall}/audit/", PAGE_RECALL, "read", page=True
+    ),
     Row(
         "audit emma core",
         "get",
