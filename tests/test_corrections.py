@@ -10,11 +10,13 @@ import pytest
 from django.utils import timezone
 
 from memories.errors import DomainError
-from memories.models import AuditEntry, Event, Evidence, Memory, Relation, Tier
+from memories.models import AuditEntry, Event, Evidence, Memory, Relation, Role, Tier
+from memories.services.tenancy.encryption import tenant_create
 from memories.services.write.core_budget import CoreTierFull
 from memories.services.write.corrections import ChangedMeanwhile, change_undo, memory_correct
 from memories.services.write.lifecycle import memory_forget
 from tests import factories
+from tests.encryption_support import dump_database, ingest_corpus, leaked
 from tests.snapshot import unchanged
 
 pytestmark = pytest.mark.django_db
@@ -244,3 +246,17 @@ def test_the_agent_reads_the_correction_and_not_the_old_statement(
     assert "email" not in context["text"]
     assert [m["content"] for m in context["memories"]] == ["Prefers to be contacted by phone."]
     assert Event.objects.filter(client=personas.client, speaker="advisor").count() == 1
+
+
+def test_a_correction_in_an_encrypted_tenant_stores_none_of_its_words():
+    vault = tenant_create(slug="vault", name="Vault", encrypted=True)
+    user = factories.UserFactory.create(username="keeper")
+    factories.MembershipFactory.create(tenant=vault, user=user, role=Role.SUPERVISOR)
+    (result,) = ingest_corpus(user=user, tenant=vault, corpus=["I prefer to be called by phone."])
+    called = result.outcomes[0].memory
+    baseline = dump_database()
+    said = "Prefers letters posted to the Shetland croft."
+    new = memory_correct(memory=called, content=said, reason="Checked.", actor=user)
+    assert leaked(dump_database(), [said], baseline=baseline) == {"sentences": [], "words": []}
+    assert Memory.objects.get(pk=new.pk).content == said
+    assert Event.objects.get(speaker="keeper").content == said
