@@ -116,8 +116,9 @@ def decision_effects(item: ReviewItem) -> dict[str, str]:
             f"promoted: it ranks first among equals in search and context. The tier stays "
             f"{memory.tier} (tiers follow use; a supervisor moves them on the memory's "
             f"page); {profile}.",
-            ReviewItem.Decision.REJECT: f"Status stays {memory.get_status_display().lower()} "
-            f"and the tier {memory.tier}; it is not proposed again for "
+            ReviewItem.Decision.REJECT: f"Not promoted: it stays in search and context "
+            f"as it ranks now, in the {memory.tier} tier, with your reason in the audit "
+            f"trail; it is not proposed again for "
             f"{setting('PROMOTION_REJECT_COOLDOWN_DAYS')} days unless new evidence comes.",
         }
     old = item.other_memory

@@ -114,7 +114,8 @@ def test_a_card_says_what_approving_and_rejecting_do(client, personas, queue):
         "constraints of confidence 0.70 or more)."
     ) in page
     assert (
-        "Reject Status stays active and the tier recall; it is not proposed again for 30 days "
+        "Reject Not promoted: it stays in search and context as it ranks now, in the recall "
+        "tier, with your reason in the audit trail; it is not proposed again for 30 days "
         "unless new evidence comes."
     ) in page
     facts = client.get("/review/", {"type": "promotion", "client": str(personas.parent.pk)})
