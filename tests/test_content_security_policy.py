@@ -46,6 +46,12 @@ def test_every_page_and_answer_of_a_supervisor_carries_the_policy(client, person
             f"/memories/{memory.pk}/",
             "/review/",
             "/review/?type=promotion",
+            f"/review/?type=conflict&client={c}&kind=semantic&sort=oldest",
+            f"/memories/{memory.pk}/audit/",
+            f"/clients/{c}/audit/",
+            f"/clients/{c}/context/?message=How+to+reach+her%3F&budget_chars=500",
+            f"/clients/{c}/export/",
+            "/clients/?sort=conflicts",
             "/me/",
             "/admin/",
             "/admin/memories/memory/",
@@ -67,10 +73,13 @@ def test_every_page_and_answer_of_a_supervisor_carries_the_policy(client, person
             (f"/review/{item.pk}/decide/", {"decision": "keep_both"}),
             ("/review/bulk/", {"type": "conflict"}),
             (f"/clients/{c}/erase/", {"confirm": "not the reference"}),
+            (f"/memories/{memory.pk}/correct/", {"content": "Prefers letters.", "reason": "Said."}),
+            (f"/memories/{memory.pk}/forget/", {"reason": ""}),  # refused: the page again
+            (f"/memories/{memory.pk}/undo/", {"entry": "1"}),  # nothing to undo: the page
         )
     }
     statuses = {key: response.status_code for key, response in answers.items()}
-    assert set(statuses.values()) <= {200, 301, 302, 404}, statuses
+    assert set(statuses.values()) <= {200, 301, 302, 400, 404}, statuses
     assert {key: r.get("Content-Security-Policy") for key, r in answers.items()} == {
         key: POLICY for key in answers
     }

@@ -178,3 +178,35 @@ def test_the_client_audit_trail_holds_the_client_its_memories_and_reviews(client
     assert "Sails." not in page
     client.force_login(personas.supervisor)
     assert "Undo this forget" in _text(client.get(f"/clients/{personas.client.pk}/audit/"))
+
+
+def test_a_memory_page_says_who_corrected_it_and_who_undid_the_correction(client, personas, email):
+    client.force_login(personas.advisor)
+    client.post(
+        f"/memories/{email.pk}/forget/", {"reason": "Wrong client."}
+    )  # forgotten first, then brought back: the forget no longer explains anything
+    entry = AuditEntry.objects.get(action="memory.forget")
+    client.force_login(personas.supervisor)
+    client.post(f"/memories/{email.pk}/undo/", {"entry": entry.pk})
+    client.force_login(personas.advisor)
+    client.post(
+        f"/memories/{email.pk}/correct/",
+        {"content": "Prefers to be contacted by phone.", "reason": "She rang."},
+    )
+    new = Memory.objects.get(content="Prefers to be contacted by phone.")
+    page = _text(client.get(f"/memories/{email.pk}/"))
+    assert (
+        "Why superseded: corrected: “Prefers to be contacted by phone.” replaced it, by advisor on"
+        in page
+    )
+    assert page.split("replaced it, by advisor on ")[1].split(": “")[1].startswith("She rang.”")
+
+    correction = AuditEntry.objects.get(action="memory.correct")
+    client.force_login(personas.supervisor)
+    client.post(f"/memories/{new.pk}/undo/", {"entry": correction.pk, "reason": "Not so."})
+    page = _text(client.get(f"/memories/{new.pk}/"))
+    assert (
+        "Why deleted: the correction of “Prefers to be contacted by email.” was undone, by "
+        "supervisor on"
+    ) in page
+    assert "“Not so.”" in page

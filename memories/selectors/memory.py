@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connection
+from django.db.models import Q
 from django.db.models.expressions import RawSQL
 
 from memories import permissions
@@ -123,26 +124,39 @@ _DECIDED = {
 
 
 def status_change(user, memory: Memory, linked: Linked) -> StatusChange | None:
-    """Why ``memory`` is no longer live: the review decision or forget that did it (its
-    audit entry), else what ingest or a job related to it (an update, a merge)."""
+    """Why ``memory`` is no longer live: the latest change a person made that did it (a
+    review decision, a forget, a correction that replaced it, the undo of it as a
+    correction), from its audit entry; else what ingest or a job related to it (an update,
+    a merge)."""
     if memory.status in LIVE_STATUSES:
         return None
-    entry = (
-        AuditEntry.objects.filter(
-            object_type="memory",
-            object_id=str(memory.pk),
-            action__in=("memory.invalidate", "memory.forget"),
-        )
-        .order_by("-at")
-        .first()
-    )
+    entry = _latest_change(memory, linked)
     if entry is not None:
+        seen = {str(r["memory"].pk): r["memory"] for r in linked.relations}
         if entry.action == "memory.forget":
             return StatusChange(
                 "forgotten on request",
                 None,
                 "",
                 refers=False,
+                actor=entry.actor_label,
+                at=entry.at,
+                reason=entry.reason,
+            )
+        if entry.action == "memory.correct":  # a correction (the entry's memory) replaced it
+            return StatusChange(
+                "corrected: ",
+                seen.get(entry.object_id),
+                " replaced it",
+                actor=entry.actor_label,
+                at=entry.at,
+                reason=entry.reason,
+            )
+        if entry.action == "memory.undo":  # it was a correction, and it was taken back
+            return StatusChange(
+                "the correction of ",
+                seen.get(entry.object_id),
+                " was undone",
                 actor=entry.actor_label,
                 at=entry.at,
                 reason=entry.reason,
@@ -166,3 +180,28 @@ def status_change(user, memory: Memory, linked: Linked) -> StatusChange | None:
         if kind == RelationType.MERGED_INTO and direction == "out":
             return StatusChange("merged into ", other, "", at=memory.invalidated_at)
     return None
+
+
+def _latest_change(memory: Memory, linked: Linked) -> AuditEntry | None:
+    """The latest audit entry that took ``memory`` out of the answers: one on the memory
+    itself (a review's invalidation, a forget), a correction that names it (on the memory
+    that updates it), or an undo that deleted it (on the memory it had updated). Found by
+    object id, which is indexed, among the memories linked to it by ``updates``."""
+    me = str(memory.pk)
+    newer = [str(r["memory"].pk) for r in linked.relations if _updates(r, "in")]
+    older = [str(r["memory"].pk) for r in linked.relations if _updates(r, "out")]
+    about = (
+        Q(object_id=me, action__in=("memory.invalidate", "memory.forget"))
+        | Q(object_id__in=newer, action="memory.correct", data__corrects=me)
+        | Q(object_id__in=older, action="memory.undo", data__deleted=me)
+    )
+    return (
+        AuditEntry.objects.filter(tenant_id=memory.tenant_id, object_type="memory")
+        .filter(about)
+        .order_by("-at", "-pk")
+        .first()
+    )
+
+
+def _updates(relation: dict, direction: str) -> bool:
+    return relation["type"] == RelationType.UPDATES and relation["direction"] == direction
