@@ -72,6 +72,27 @@ def errors(*codes: int) -> dict:
 
 
 BODY_ERRORS = errors(400, 401, 403, 404, 413, 429)  # a call with a JSON body
+_REUSED = (
+    "external_id 'msg-1001' already names an event of client 'emma-clarke' with other "
+    "content: an external_id names one event, so post new content under a new one (the same "
+    "content again is a replay)."
+)
+# Events: an external_id posted again with other content (nothing is stored).
+IDEMPOTENCY_CONFLICT = {
+    409: OpenApiResponse(
+        ErrorSerializer,
+        description="An external_id already names an event of this client with other "
+        "content: nothing was stored (the same content again replays the first answer, "
+        "with Idempotent-Replayed: true). A batch names the event: events[3].external_id.",
+        examples=[
+            OpenApiExample(
+                "409",
+                value=error_body("idempotency_conflict", _REUSED, {"external_id": [_REUSED]}),
+                response_only=True,
+            )
+        ],
+    )
+}
 QUERY_ERRORS = errors(400, 401, 403, 404, 429)  # a GET with query parameters
 ONE_MEMORY_ERRORS = errors(401, 403, 404, 429)  # a GET of one memory by id
 
