@@ -138,9 +138,13 @@ def open_disputes(client) -> dict[str, list[Memory]]:
     for ``client``: only pairs whose two memories are both current (one forgotten or
     expired meanwhile disputes nothing)."""
     now = timezone.now()
-    items = ReviewItem.objects.filter(
-        client_id=client.pk, type=ReviewItem.Type.CONFLICT, state=ReviewItem.State.OPEN
-    ).select_related("memory", "other_memory")
+    items = (
+        ReviewItem.objects.filter(
+            client_id=client.pk, type=ReviewItem.Type.CONFLICT, state=ReviewItem.State.OPEN
+        )
+        .select_related("memory", "other_memory")
+        .order_by("created_at", "pk")  # the oldest dispute named first
+    )
     rivals: dict[str, list[Memory]] = defaultdict(list)
     for item in items:
         pair = (item.memory, item.other_memory)

@@ -225,3 +225,25 @@ def test_an_open_conflict_is_in_the_queue_at_once_and_reaches_the_agent_as_one_d
     assert sevilla["id"] not in shown
     [hit] = [m for m in context["memories"] if m["id"] == madrid["id"]]
     assert hit["disputed_by"] == [sevilla["id"]]
+
+
+def test_a_memory_disputed_twice_names_both_and_the_others_are_left_out(
+    api_client, personas, supervisor_key
+):
+    c = personas.client
+    email = factories.MemoryFactory.create(
+        client=c, content="Prefers email.", category="preference", importance=0.9
+    )
+    rivals = [
+        factories.MemoryFactory.create(client=c, content=text, category="preference")
+        for text in ("Prefers phone.", "Prefers letters.")
+    ]
+    for rival in rivals:
+        factories.ReviewItemFactory.create(memory=rival, other_memory=email)
+    context = _context(api_client, supervisor_key, message="How is the weather?")
+    assert context["text"] == (
+        "Client profile:\n- Prefers email. (disputed: conflicting statements, "
+        "“Prefers phone.” and “Prefers letters.”, wait for review)"
+    )
+    [entry] = context["profile"]["static"]
+    assert sorted(entry["disputed_by"]) == sorted(str(r.pk) for r in rivals)

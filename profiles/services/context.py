@@ -103,12 +103,18 @@ class Disputes:
     def notes(self) -> dict[str, str]:
         """What the agent reads after a disputed memory's line."""
         return {
-            memory_id: " (disputed: "
-            + "; ".join(f"a conflicting statement, “{r.content}”," for r in rivals)
-            + " waits for review)"
+            memory_id: _dispute_note([r.content for r in rivals])
             for memory_id in self.kept
             if (rivals := self.rivals.get(memory_id))
         }
+
+
+def _dispute_note(texts: list[str]) -> str:
+    quoted = [f"“{text}”" for text in texts]
+    if len(quoted) == 1:
+        return f" (disputed: a conflicting statement, {quoted[0]}, waits for review)"
+    listed = ", ".join(quoted[:-1]) + f" and {quoted[-1]}"
+    return f" (disputed: conflicting statements, {listed}, wait for review)"
 
 
 def memory_line(memory: Memory) -> str:
