@@ -59,8 +59,7 @@ TOOLS = [
             "client": _CLIENT,
             "content": {
                 "type": "string",
-                "description": "What was said or observed, verbatim (up to 65,536 "
-                "characters).",
+                "description": "What was said or observed, verbatim (up to 65,536 characters).",
             },
             "source": {
                 "type": "string",

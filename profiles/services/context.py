@@ -17,6 +17,16 @@ def core_memories(client) -> list[Memory]:
     )
 
 
+def client_profile(*, user, client) -> dict:
+    """The client's profile (static and dynamic) and core memories, as ``user`` may read
+    them: clients, prospects and heirs get their own core tier and no profile."""
+    core = core_memories(client)
+    if permissions.readable_tiers(user, client) == ("core",):
+        return {"profile": {"static": [], "dynamic": []}, "core": core}
+    profile = profile_for(client)
+    return {"profile": {"static": profile.static, "dynamic": profile.dynamic}, "core": core}
+
+
 def context_build(
     *,
     user,
@@ -28,16 +38,15 @@ def context_build(
 ) -> dict:
     """Core, profile, the ``k`` memories most relevant to ``message`` (with their evidence
     when asked) and the prompt-ready ``text`` within ``budget_chars``."""
-    core = core_memories(client)
+    held = client_profile(user=user, client=client)
+    core, static, dynamic = held["core"], held["profile"]["static"], held["profile"]["dynamic"]
     if permissions.readable_tiers(user, client) == ("core",):
         # Clients, prospects and heirs: their own core tier, nothing else.
         return {
-            "profile": {"static": [], "dynamic": []},
-            "core": core,
+            **held,
             "hits": [],
             "text": render_text(core=core, static=[], hits=[], dynamic=[], budget=budget_chars),
         }
-    profile = profile_for(client)
     core_ids = {str(m.pk) for m in core}
     hits = [
         h
@@ -51,15 +60,10 @@ def context_build(
         if str(h.memory.pk) not in core_ids
     ][:k]
     return {
-        "profile": {"static": profile.static, "dynamic": profile.dynamic},
-        "core": core,
+        **held,
         "hits": hits,
         "text": render_text(
-            core=core,
-            static=profile.static,
-            hits=hits,
-            dynamic=profile.dynamic,
-            budget=budget_chars,
+            core=core, static=static, hits=hits, dynamic=dynamic, budget=budget_chars
         ),
     }
 
