@@ -34,7 +34,7 @@ test: install-dev
 lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	MEMORYHUB_DEBUG=1 DATABASE_URL=postgres://type-check@localhost/unused $(BIN)/mypy memories curation profiles memoryhub tests bench tools
+	MEMORYHUB_DEBUG=1 DATABASE_URL=postgres://type-check@localhost/unused $(BIN)/mypy memories curation profiles mcp_server memoryhub tests bench tools
 
 format: install-dev
 	$(BIN)/ruff format .
