@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "memories",
     "curation",
     "profiles",
+    "mcp_server",
 ]
 
 MIDDLEWARE = [

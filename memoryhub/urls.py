@@ -5,6 +5,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from curation import urls as curation_urls
+from mcp_server.views import mcp_needs_asgi
 from memories import login, views
 from memories import urls as memory_pages
 from memories.api.urls import api_urlpatterns
@@ -23,6 +24,8 @@ urlpatterns = [
     path("", include((memory_pages.page_urlpatterns, "memories"))),
     path("", include((profile_pages.page_urlpatterns, "profiles"))),
     path("review/", include((curation_urls.page_urlpatterns, "curation"))),
+    # Only reached under WSGI: the ASGI application routes /mcp/ to the MCP transport.
+    path("mcp/", mcp_needs_asgi, name="mcp"),
 ]
 
 handler404 = "memories.api.errors.page_not_found"

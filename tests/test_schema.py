@@ -17,6 +17,7 @@ OPERATIONS = {
     ("/api/v1/events/batch/", "post"): "events_batch",
     ("/api/v1/search/", "post"): "search",
     ("/api/v1/context/", "post"): "context",
+    ("/api/v1/clients/{ref}/profile/", "get"): "client_profile",
     ("/api/v1/memories/", "get"): "memories_list",
     ("/api/v1/memories/{memory_id}/", "get"): "memory_retrieve",
     ("/api/v1/memories/{memory_id}/", "delete"): "memory_forget",

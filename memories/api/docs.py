@@ -234,6 +234,12 @@ CONTEXT_RESULT = {
     "- I prefer to be contacted by email.",
 }
 
+CLIENT_PROFILE = {
+    "client": "emma-clarke",
+    "profile": CONTEXT_RESULT["profile"],
+    "core": CONTEXT_RESULT["core"],
+}
+
 MEMORY_DETAIL = {
     **_BRIEF,
     "client": "emma-clarke",

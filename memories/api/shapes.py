@@ -121,3 +121,9 @@ class ContextOutSerializer(serializers.Serializer):
     core = CoreOutSerializer(many=True)
     memories = ContextHitSerializer(many=True)
     text = serializers.CharField()
+
+
+class ClientProfileOutSerializer(serializers.Serializer):
+    client = serializers.CharField()
+    profile = ProfileOutSerializer()
+    core = CoreOutSerializer(many=True)

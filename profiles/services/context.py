@@ -18,6 +18,16 @@ def core_memories(client) -> list[Memory]:
     )
 
 
+def client_profile(*, user, client) -> dict:
+    """The client's profile (static and dynamic) and core memories, as ``user`` may read
+    them: clients, prospects and heirs get their own core tier and no profile."""
+    core = core_memories(client)
+    if permissions.readable_tiers(user, client) == ("core",):
+        return {"profile": {"static": [], "dynamic": []}, "core": core}
+    profile = profile_for(client)
+    return {"profile": {"static": profile.static, "dynamic": profile.dynamic}, "core": core}
+
+
 def context_build(
     *,
     user,
