@@ -91,7 +91,7 @@ class ClientProfileApi(BaseApiView):
         return Response(
             {
                 "client": client.external_ref,
-                "profile": held["profile"],
-                "core": [_core_data(m) for m in held["core"]],
+                "profile": _profile_data(held["profile"], held["disputed_by"]),
+                "core": [_core_data(m, held["disputed_by"]) for m in held["core"]],
             }
         )

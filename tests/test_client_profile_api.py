@@ -34,6 +34,7 @@ def test_the_profile_and_core_memories(api_client, personas, emma):
             "content": "Speaks English and Welsh.",
             "kind": "semantic",
             "category": core.category,
+            "disputed_by": [],
         }
     ]
     assert [(e["memory"], e["text"]) for e in body["profile"]["static"]] == [

@@ -20,12 +20,21 @@ def core_memories(client) -> list[Memory]:
 
 def client_profile(*, user, client) -> dict:
     """The client's profile (static and dynamic) and core memories, as ``user`` may read
-    them: clients, prospects and heirs get their own core tier and no profile."""
+    them: clients, prospects and heirs get their own core tier and no profile. One side of
+    each open conflict, as the context shows it (``Disputes``)."""
     core = core_memories(client)
     if permissions.readable_tiers(user, client) == ("core",):
-        return {"profile": {"static": [], "dynamic": []}, "core": core}
+        return {"profile": {"static": [], "dynamic": []}, "core": core, "disputed_by": {}}
     profile = profile_for(client)
-    return {"profile": {"static": profile.static, "dynamic": profile.dynamic}, "core": core}
+    disputes = Disputes(open_disputes(client))
+    core = [m for m in core if disputes.keeps(str(m.pk))]  # core first, as the context reads
+    static = [e for e in profile.static if disputes.keeps(e["memory"])]
+    dynamic = [e for e in profile.dynamic if disputes.keeps(e["memory"])]
+    return {
+        "profile": {"static": static, "dynamic": dynamic},
+        "core": core,
+        "disputed_by": disputes.shown_rivals(),
+    }
 
 
 def context_build(

@@ -36,6 +36,8 @@ ENDPOINTS: dict[str, tuple[str, str, str]] = {
     "export_client": ("GET", "/api/v1/clients/{ref}/export/", "client_export"),
     "import_client": ("POST", "/api/v1/clients/", "client_import"),
     "erase_client": ("DELETE", "/api/v1/clients/{ref}/", "client_erase"),
+    "review_queue": ("GET", "/api/v1/review/", "review_list"),
+    "review_item": ("GET", "/api/v1/review/{item_id}/", "review_retrieve"),
     "decide_review": ("POST", "/api/v1/review/{item_id}/decide/", "review_decide"),
     "health": ("GET", "/api/v1/health/", "health"),
     "tools": ("GET", "/api/v1/tools/", "tools"),

@@ -161,6 +161,16 @@ class AsyncMemoryHub:
         )
         return cast(Memory, answer)
 
+    async def review_queue(self, **filters: Any) -> dict[str, Any]:
+        """The open review items, a page of them (``client``, ``type``, ``kind``,
+        ``min_score``, ``sort``, ``page``, ``page_size``): supervisors and admins."""
+        params = c.without_none(**filters)
+        return cast(dict[str, Any], await self._send(c.call("review_queue", params=params)))
+
+    async def review_item(self, item_id: str) -> dict[str, Any]:
+        """One review item with both memories and their evidence."""
+        return cast(dict[str, Any], await self._send(c.call("review_item", item_id=item_id)))
+
     async def decide_review(self, item_id: str, decision: str, *, reason: str = "") -> ReviewItem:
         body = {"decision": decision, "reason": reason}
         answer = await self._send(

@@ -136,6 +136,7 @@ class ProfileEntry(TypedDict):
     category: str
     confidence: float
     observed_at: str
+    disputed_by: list[str]  # ids of the memories it contradicts, until a person decides
 
 
 class Profile(TypedDict):
@@ -148,6 +149,7 @@ class CoreMemory(TypedDict):
     content: str
     kind: Kind
     category: str
+    disputed_by: list[str]
 
 
 class Context(TypedDict):
