@@ -43,7 +43,8 @@ def test_the_read_budget_runs_out_with_a_429_in_the_error_format(api_client, age
     assert [_get(api_client, agent_key).status_code for _ in range(3)] == [200, 200, 200]
     response = _get(api_client, agent_key)
     assert response.status_code == 429
-    assert 1 <= int(response["Retry-After"]) <= 60
+    # Within two windows: the refused request counts too, and carries into the next one.
+    assert 1 <= int(response["Retry-After"]) <= 120
     error = response.json()["error"]
     assert error["code"] == "throttled"
     assert error["message"].startswith(
