@@ -82,10 +82,11 @@ class _FromEarliest:
     and says so in the schema (its description)."""
 
     earliest: str
+    latest: str
     error_messages: Any  # Field's, once combined with one
 
     def __init__(self, **kwargs):
-        said = f"From {self.earliest} on."
+        said = f"From {self.earliest} to {self.latest}."
         kwargs["help_text"] = f"{kwargs['help_text']} {said}" if kwargs.get("help_text") else said
         super().__init__(**kwargs)
         self.error_messages["too_early"] = (
@@ -100,12 +101,15 @@ class _FromEarliest:
 
 
 class TimeField(_FromEarliest, serializers.DateTimeField):
-    """An ISO 8601 time from 1900-01-01T00:00:00Z on."""
+    """An ISO 8601 time from 1900-01-01T00:00:00Z on (and, as Python's times go, before
+    the year 10000 in UTC)."""
 
     earliest = EARLIEST.isoformat().replace("+00:00", "Z")
+    latest = "9999-12-31T23:59:59Z (in UTC)"
 
 
 class DayField(_FromEarliest, serializers.DateField):
     """An ISO 8601 day from 1900-01-01 on."""
 
     earliest = EARLIEST_DAY.isoformat()
+    latest = "9999-12-31"

@@ -92,7 +92,9 @@ def _time(nullable: bool = False) -> Callable:
             raise ValueError(f"must be {EARLIEST.isoformat()} or later")
         return parsed
 
-    return _check({"type": "string", "format": "date-time"}, nullable, parse)
+    schema = {"type": "string", "format": "date-time"}
+    said = "From 1900-01-01T00:00:00Z to 9999-12-31T23:59:59Z (in UTC)."
+    return _check(schema | {"description": said}, nullable, parse)
 
 
 def _date(nullable: bool = False) -> Callable:
@@ -109,7 +111,8 @@ def _date(nullable: bool = False) -> Callable:
             raise ValueError(f"must be {EARLIEST_DAY.isoformat()} or later")
         return parsed
 
-    return _check({"type": "string", "format": "date"}, nullable, checked)
+    schema = {"type": "string", "format": "date", "description": "From 1900-01-01 on."}
+    return _check(schema, nullable, checked)
 
 
 def _uuid(nullable: bool = False) -> Callable:
