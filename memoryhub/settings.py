@@ -217,7 +217,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["memories.api.parsers.CheckedJSONParser"],
     "EXCEPTION_HANDLER": "memories.api.errors.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "memories.api.schema.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # Per API key (memories/api/throttling.py); "off" lifts a limit.
     "DEFAULT_THROTTLE_RATES": {
@@ -230,7 +230,8 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "memoryhub agent API",
     "DESCRIPTION": "Persistent, hierarchical memory for AI agents. Authenticate with "
     "`Authorization: Bearer <api key>` (manage.py create_api_key). Errors are "
-    '`{"error": {"code", "message", "fields"}}` with a 4xx status.',
+    '`{"error": {"code", "message", "fields"}}` with a 4xx status. No text may contain '
+    "a NUL character (U+0000), which PostgreSQL cannot store: a request with one is refused.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
@@ -238,6 +239,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "SCHEMA_PATH_PREFIX": "/api/v1",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "memories.api.links.add_links",  # which answer feeds which call
+    ],
 }
 
 # --- Background jobs (django-q2). ORM broker by default; Redis when REDIS_URL is set. ---

@@ -5,10 +5,11 @@ import's body schema is the service's own table of checks (one table, two uses).
 
 from __future__ import annotations
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
 from memories.api.errors import error_body
-from memories.api.fields import HAS_TEXT
+from memories.api.inputs import EventInSerializer, MemoryListInSerializer
 from memories.api.shapes import ErrorSerializer
 from memories.services.client_data.document import document_schema
 
@@ -113,17 +114,29 @@ def request_example(name: str, value: dict) -> OpenApiExample:
 
 MEMORY_ID_PARAMETER = OpenApiParameter(
     "memory_id",
-    type=str,
+    type=OpenApiTypes.UUID,
     location=OpenApiParameter.PATH,
     description="The memory's id (a UUID), as search, context and events answer it.",
     examples=[OpenApiExample("a memory", value=MEMORY_ID)],
 )
+
+
+def text_schema(field) -> dict:
+    """The schema of a text parameter, from the input field that checks it: a parameter
+    declared by hand (for its example) states the same limits as the field."""
+    return {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": field.max_length,
+        "pattern": field.schema_pattern,
+    }
+
+
 CLIENT_PARAMETER = OpenApiParameter(
     "client",
-    type=str,
+    type=text_schema(MemoryListInSerializer().fields["client"]),
     location=OpenApiParameter.QUERY,
     required=True,
-    pattern=HAS_TEXT,  # as the input serializer requires: not blank
     description="Your reference for the client.",
     examples=[OpenApiExample("a client", value="emma-clarke")],
 )
@@ -355,9 +368,9 @@ TOOLS = {
 
 CLIENT_REF_PARAMETER = OpenApiParameter(
     "ref",
-    type=str,
+    # What a reference can be: as events' `client` accepts it.
+    type=text_schema(EventInSerializer().fields["client"]),
     location=OpenApiParameter.PATH,
-    pattern=HAS_TEXT,
     description="Your reference for the client (as posted in events' `client`).",
     examples=[OpenApiExample("a client", value="emma-clarke")],
 )
@@ -446,7 +459,9 @@ CLIENT_EXPORT = {
         }
     ],
 }
-CLIENT_IMPORT_BODY = {"application/json": document_schema()}
+# The export answers this document and the import reads it back: one schema for both.
+CLIENT_DOCUMENT = document_schema()
+CLIENT_IMPORT_BODY = {"application/json": CLIENT_DOCUMENT}
 CLIENT_IMPORT_REQUEST = request_example(
     "a client's export, as the export answered it", CLIENT_EXPORT
 )

@@ -45,14 +45,14 @@ class EventInSerializer(StrictSerializer):
         trim_whitespace=False,
         pattern=HAS_VISIBLE_TEXT,
         help_text="What was said or observed: text (not only whitespace, control or "
-        "zero-width characters), at most MAX_EVENT_CHARS (65,536) characters.",
+        "zero-width characters, and no NUL), at most MAX_EVENT_CHARS (65,536) characters.",
     )
     observed_at = TimeField(
         required=False,
         default=None,
         allow_null=True,
-        help_text="When it happened (ISO 8601; default now). Not in the future: five "
-        "minutes of clock skew are allowed.",
+        help_text="When it happened (ISO 8601; default now). Not in the future: a time "
+        "more than five minutes ahead of the server's clock is refused (400).",
     )
     external_id = StrictCharField(
         max_length=200,
@@ -73,6 +73,8 @@ class EventInSerializer(StrictSerializer):
     task_id = StrictCharField(max_length=200, required=False, default="")
     run_id = StrictCharField(max_length=200, required=False, default="")
     extract_from_assistant = StrictBooleanField(required=False, default=False)
+    # Stated in the schema as maxLength (memories/api/schema.py); checked in validate_content.
+    text_limits = {"content": "MAX_EVENT_CHARS"}
 
     def validate_content(self, value: str) -> str:
         limit = int(setting("MAX_EVENT_CHARS"))
@@ -146,8 +148,19 @@ class FiltersSerializer(StrictSerializer):
     tags = OneOrManyField(
         child=StrictCharField(max_length=64), required=False, default=list, max_length=20
     )
-    since = TimeField(required=False, default=None, allow_null=True, help_text="Not after `until`.")
-    until = TimeField(required=False, default=None, allow_null=True)
+    since = TimeField(
+        required=False,
+        default=None,
+        allow_null=True,
+        help_text="Only memories observed at or after this time. Not after `until`: "
+        "`since` > `until` is refused (400).",
+    )
+    until = TimeField(
+        required=False,
+        default=None,
+        allow_null=True,
+        help_text="Only memories observed at or before this time. Not before `since`.",
+    )
     as_of = TimeField(
         required=False,
         default=None,
@@ -166,9 +179,15 @@ class FiltersSerializer(StrictSerializer):
         default=None,
         allow_null=True,
         help_text="Only what happened on or after this day (occurred_on, or the day it was "
-        "said when the text gives no day). Not after `happened_until`.",
+        "said when the text gives no day). Not after `happened_until`: `happened_since` > "
+        "`happened_until` is refused (400).",
     )
-    happened_until = DayField(required=False, default=None, allow_null=True)
+    happened_until = DayField(
+        required=False,
+        default=None,
+        allow_null=True,
+        help_text="Only what happened on or before this day. Not before `happened_since`.",
+    )
 
     def validate(self, attrs):
         if attrs["since"] and attrs["until"] and attrs["since"] > attrs["until"]:

@@ -30,6 +30,9 @@ from memories.timebounds import EARLIEST, EARLIEST_DAY, too_early
 
 _HAS_TEXT = re.compile(r"\S")
 NUL = "may not hold a NUL character (PostgreSQL text cannot)"
+# ... as the schema says of every text.
+_NO_NUL = "^[^\\x00]*$"
+_NO_NUL_WITH_TEXT = f"^[^\\x00]*{_HAS_TEXT.pattern}[^\\x00]*$"
 
 
 def _check(schema: dict, nullable: bool, parse: Callable) -> Callable:
@@ -57,7 +60,7 @@ def _text(max_length: int | None = None, *, required: bool = False) -> Callable:
         return value
 
     schema = {"type": "string"} | ({"maxLength": max_length} if max_length else {})
-    return _check(schema | ({"pattern": _HAS_TEXT.pattern} if required else {}), False, parse)
+    return _check(schema | {"pattern": _NO_NUL_WITH_TEXT if required else _NO_NUL}, False, parse)
 
 
 def _kind(kind: type, name: str, schema: dict) -> Callable:
@@ -135,11 +138,16 @@ def _choice(choices) -> Callable:
 
 
 STR, S100, S200 = _text(), _text(100), _text(200)
-LIST = _kind(list, "a list", {"type": "array", "items": {}})
-DICT = _kind(dict, "an object", {"type": "object"})
+_NO_NUL_INSIDE = {"description": "Any JSON, with no NUL character in it."}
+LIST = _kind(list, "a list", {"type": "array", "items": {}} | _NO_NUL_INSIDE)
+DICT = _kind(dict, "an object", {"type": "object"} | _NO_NUL_INSIDE)
 BOOL = _kind(bool, "true or false", {"type": "boolean"})
 UNIT = _check({"type": "number", "minimum": 0, "maximum": 1}, False, _unit)
-TAGS = _kind(list, "a list", {"type": "array", "items": {"type": "string", "maxLength": 64}})
+TAGS = _kind(
+    list,
+    "a list",
+    {"type": "array", "items": {"type": "string", "maxLength": 64, "pattern": _NO_NUL}},
+)
 
 CLIENT = {"id": _uuid(), "external_ref": _text(200, required=True), "display_name": S200}
 CLIENT |= {"language": _text(16), "created_at": _time()}
