@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
@@ -151,7 +152,7 @@ DETAIL_EXAMPLE = {
 }
 ITEM_ID_PARAMETER = OpenApiParameter(
     "item_id",
-    type=str,
+    type=OpenApiTypes.UUID,
     location=OpenApiParameter.PATH,
     description="The review item's id (a UUID), as the queue lists it.",
     examples=[OpenApiExample("a review item", value=DECIDED_EXAMPLE["id"])],

@@ -180,6 +180,17 @@ def _moment(value):
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+def _in_range(value) -> bool:
+    """A time or day as the schema states them: from 1900-01-01 to 9999-12-31 (in UTC)."""
+    moment = _moment(value) if isinstance(value, str) else None
+    if moment is None:
+        return True  # not a time: refused for its shape, as the schema says
+    try:
+        return moment.astimezone(UTC) >= datetime(1900, 1, 1, tzinfo=UTC)
+    except OverflowError:
+        return False
+
+
 def _has_nul(value) -> bool:
     if isinstance(value, str):
         return "\x00" in value
@@ -193,8 +204,8 @@ def _has_nul(value) -> bool:
 def _keeps_documented_rules(body) -> bool:
     """The rules the schema states in words, between fields, items or the clock, which
     JSON Schema cannot express: ``since`` not after ``until``; ``observed_at`` not in the
-    future; a batch does not repeat an external_id for a client; metadata ≤ 16 KB, with
-    no NUL in it."""
+    future; times from 1900 to 9999; a batch does not repeat an external_id for a client;
+    metadata ≤ 16 KB, with no NUL in it."""
     if not isinstance(body, dict):
         return True
     filters = body.get("filters")
@@ -203,13 +214,16 @@ def _keeps_documented_rules(body) -> bool:
             since, until = _moment(filters.get(first)), _moment(filters.get(last))
             if since and until and since > until:
                 return False
+        times = ("since", "until", "as_of", "happened_since", "happened_until")
+        if not all(_in_range(filters.get(name)) for name in times):
+            return False
     events = body["events"] if isinstance(body.get("events"), list) else [body]
     seen = set()
     for event in events:
         if not isinstance(event, dict):
             continue
         observed = _moment(event.get("observed_at"))
-        if observed and observed > datetime.now(UTC):
+        if (observed and observed > datetime.now(UTC)) or not _in_range(event.get("observed_at")):
             return False
         metadata = event.get("metadata") or {}
         if len(json.dumps(metadata)) > MAX_METADATA_BYTES or _has_nul(metadata):
@@ -226,7 +240,8 @@ def _import_keeps_documented_rules(doc) -> bool:
     """An import document's rules between items, as its operation states them: unique
     ids, references to its own rows, unique session references, event external ids,
     evidence pairs and relation edges, no relation loop, review items whose other
-    memory and decision agree with their type and state; no NUL inside free-form JSON."""
+    memory and decision agree with their type and state; times from 1900 to 9999; no NUL
+    inside free-form JSON."""
     lists = [doc.get(name) for name in ("sessions", "events", "memories", "review_items")]
     if not all(isinstance(items, list) for items in lists) or not isinstance(
         doc.get("relations"), list
@@ -264,8 +279,18 @@ def _import_keeps_documented_rules(doc) -> bool:
         for r in reviews
         if r.get("state") == "open"
     ]
+    rows = [doc.get("client"), doc.get("profile"), *sessions, *events, *memories, *reviews]
+    rows += [r for name in ("relations", "audit") for r in doc.get(name) or []]
+    times = [
+        row.get(name)
+        for row in rows
+        if isinstance(row, dict)
+        for name in row
+        if name.endswith("_at") or name in ("at", "occurred_on")
+    ]
     return (
-        all(len(set(x)) == len(x) for x in (ids, evidence, edges, external_ids, session_refs))
+        all(_in_range(t) for t in times)
+        and all(len(set(x)) == len(x) for x in (ids, evidence, edges, external_ids, session_refs))
         and len(set(open_reviews)) == len(open_reviews)
         and all(row.get("session") in own["session"] for row in events + memories)
         and all(event in own["event"] for _, event in evidence)

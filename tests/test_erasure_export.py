@@ -263,27 +263,6 @@ def test_import_answers_a_bad_document_with_a_400_naming_what_is_wrong(setup):
     assert take().changes(before) == []  # nothing half-imported
 
 
-def test_import_names_the_text_that_holds_a_nul(setup):
-    """PostgreSQL text cannot hold NUL: the import says which text has one, as the schema
-    states (pattern), rather than that the document "does not fit"."""
-    _, _, api = setup
-    exported = api.get("/api/v1/clients/ana-7/export/").json()
-    api.delete("/api/v1/clients/ana-7/")
-    before = take()
-    broken = json.loads(json.dumps(exported))
-    broken["client"]["display_name"] = "Ana\x00"
-    broken["memories"][0]["content"] = "\x00Prefers email."
-
-    response = api.post("/api/v1/clients/", broken, format="json")
-
-    assert response.status_code == 400
-    assert response.json()["error"]["fields"] == {
-        "client.display_name": ["may not contain a NUL character"],
-        "memories[0].content": ["may not contain a NUL character"],
-    }
-    assert take().changes(before) == []
-
-
 def test_the_command_imports_a_file(setup, tmp_path):
     tenant, _, api = setup
     path = tmp_path / "ana.json"

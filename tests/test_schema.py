@@ -6,6 +6,8 @@ import re
 import pytest
 from django.core.management import call_command
 
+from memories.api.fields import HAS_VISIBLE_TEXT
+
 pytestmark = pytest.mark.django_db
 
 OPERATIONS = {
@@ -103,11 +105,9 @@ NOT_BLANK_TEXT = (
     "^[^\\x00]*[^\\x00\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680"
     "\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$"
 )
-# Content: more than whitespace and control characters, and never a NUL.
-CONTENT_TEXT = (
-    "^[^\\x00]*[^\\x00-\\x1f\\x7f\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0"
-    "\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$"
-)
+# Content: a character that shows (not whitespace, control, zero-width or filler), and
+# never a NUL.
+CONTENT_TEXT = f"^[^\\x00]*{HAS_VISIBLE_TEXT}[^\\x00]*$"
 NO_NUL = "^[^\\x00]*$"
 
 
@@ -123,8 +123,8 @@ def test_every_text_field_says_it_refuses_nul(api_client):
     assert event["content"] == {
         "type": "string",
         "minLength": 1,
-        "description": "What was said or observed: text (not only whitespace or control "
-        "characters, and no NUL), at most MAX_EVENT_CHARS (65,536) characters.",
+        "description": "What was said or observed: text (not only whitespace, control or "
+        "zero-width characters, and no NUL), at most MAX_EVENT_CHARS (65,536) characters.",
         "pattern": CONTENT_TEXT,
         "maxLength": 65536,
     }
@@ -191,7 +191,6 @@ def test_swagger_ui_is_served_from_the_app(client):
     assert "/api/v1/docs/?script=" in sources
 
 
-
 def test_every_limit_and_rule_the_api_enforces_is_stated(api_client):
     schema = _schema(api_client)
     paths, components = schema["paths"], schema["components"]["schemas"]
@@ -209,6 +208,7 @@ def test_every_limit_and_rule_the_api_enforces_is_stated(api_client):
     for path, method, name in (
         ("/api/v1/memories/{memory_id}/", "get", "memory_id"),
         ("/api/v1/memories/{memory_id}/history/", "get", "memory_id"),
+        ("/api/v1/review/{item_id}/", "get", "item_id"),
         ("/api/v1/review/{item_id}/decide/", "post", "item_id"),
     ):
         (parameter,) = paths[path][method]["parameters"]
@@ -220,18 +220,21 @@ def test_every_limit_and_rule_the_api_enforces_is_stated(api_client):
     filters = components["FiltersRequest"]["properties"]
     assert filters["since"]["description"] == (
         "Only memories observed at or after this time. Not after `until`: `since` > `until` "
-        "is refused (400)."
+        "is refused (400). From 1900-01-01T00:00:00Z to 9999-12-31T23:59:59Z (in UTC)."
     )
     assert filters["until"]["description"] == (
-        "Only memories observed at or before this time. Not before `since`."
+        "Only memories observed at or before this time. Not before `since`. From "
+        "1900-01-01T00:00:00Z to 9999-12-31T23:59:59Z (in UTC)."
     )
     assert filters["happened_until"]["description"] == (
-        "Only what happened on or before this day. Not before `happened_since`."
+        "Only what happened on or before this day. Not before `happened_since`. From "
+        "1900-01-01 to 9999-12-31."
     )
     assert [filters[name]["anyOf"][1]["maxItems"] for name in ("tags", "speaker")] == [20, 20]
     assert components["EventInRequest"]["properties"]["observed_at"]["description"] == (
         "When it happened (ISO 8601; default now). Not in the future: a time more than five "
-        "minutes ahead of the server's clock is refused (400)."
+        "minutes ahead of the server's clock is refused (400). From 1900-01-01T00:00:00Z to "
+        "9999-12-31T23:59:59Z (in UTC)."
     )
     assert components["BatchInRequest"]["properties"]["events"]["maxItems"] == 500
     assert components["DecisionInRequest"]["properties"]["decision"]["description"].startswith(
@@ -285,7 +288,12 @@ def test_answers_link_to_the_calls_that_take_their_ids(api_client):
         "memory_forget": _link("memory_forget", memory_id=first_memory),
         "memories_list": _link("memories_list", client="$response.body#/event/client"),
         "client_export": _link("client_export", ref="$response.body#/event/client"),
+        "client_profile": _link("client_profile", ref="$response.body#/event/client"),
         "client_erase": _link("client_erase", ref="$response.body#/event/client"),
+    }
+    assert links("/api/v1/review/", "get", "200") == {
+        "review_retrieve": _link("review_retrieve", item_id="$response.body#/results/0/id"),
+        "review_decide": _link("review_decide", item_id="$response.body#/results/0/id"),
     }
     assert links("/api/v1/memories/{memory_id}/", "get", "200") == {
         "memory_history": _link("memory_history", memory_id="$response.body#/id"),

@@ -1,7 +1,7 @@
 """OpenAPI links: which answer holds the ids and references that other calls take, so a
 client (or a fuzzer, tests/test_schemathesis_stateful.py) can follow one call with the
-next: an event to the memories it taught, a memory to its history, a client's export to
-its review items. drf-spectacular has no way to declare them on a view; this
+next: an event to the memories it taught, a memory to its history, the review queue to
+its items' decisions. drf-spectacular has no way to declare them on a view; this
 postprocessing hook adds them to the generated schema, by operationId."""
 
 from __future__ import annotations
@@ -41,6 +41,9 @@ LINKS: dict[tuple[str, str], dict] = {
         "client_export": _link(
             "client_export", "Everything held about the client.", ref="/event/client"
         ),
+        "client_profile": _link(
+            "client_profile", "The client's profile and core memories.", ref="/event/client"
+        ),
         "client_erase": _link("client_erase", "Erase the client.", ref="/event/client"),
     },
     ("events_batch", "201"): _memory_links("/results/0/memories/0/id", "memory_retrieve"),
@@ -63,6 +66,17 @@ LINKS: dict[tuple[str, str], dict] = {
             "requestBody": "$response.body",
             "description": "Import the document again (409 while the client exists).",
         },
+    },
+    ("client_profile", "200"): _memory_links("/core/0/id", "memory_retrieve"),
+    ("review_list", "200"): {
+        "review_retrieve": _link(
+            "review_retrieve", "The first item, with both memories.", item_id="/results/0/id"
+        ),
+        "review_decide": _link("review_decide", "Decide the first item.", item_id="/results/0/id"),
+    },
+    ("review_retrieve", "200"): {
+        "review_decide": _link("review_decide", "Decide the item.", item_id="/id"),
+        "memory_retrieve": _link("memory_retrieve", "The item's memory.", memory_id="/memory"),
     },
     ("client_import", "201"): {
         "client_export": _link(
