@@ -103,6 +103,12 @@ def test_every_call(server, personas, supervisor_key):
         assert (decided["state"], decided["decision"]) == ("decided", "accept_new")
         assert ReviewItem.objects.get(pk=item.pk).state == "decided"
 
+        hook = hub.add_webhook("https://crm.example.com/hooks", ["client.erased"])
+        assert hook["secret"].startswith("whsec_")
+        assert [h["id"] for h in hub.list_webhooks()] == [hook["id"]]
+        assert hub.delete_webhook(hook["id"])["url"] == "https://crm.example.com/hooks"
+        assert hub.list_webhooks() == []
+
         document = hub.export_client("emma")
         assert document["client"]["external_ref"] == "emma"
         assert hub.erase_client("emma")["erased"]["client"] == "emma"

@@ -23,6 +23,9 @@ from memoryhub_client.types import (
     ReviewItem,
     SearchHit,
     Tier,
+    Webhook,
+    WebhookCreated,
+    WebhookEventName,
 )
 
 
@@ -179,6 +182,24 @@ class MemoryHub:
 
     def erase_client(self, client: str) -> dict[str, Any]:
         return cast(dict[str, Any], self._send(c.call("erase_client", ref=client)))
+
+    # --- webhooks (supervisors) ---
+
+    def list_webhooks(self) -> list[Webhook]:
+        return cast(list[Webhook], self._send(c.call("list_webhooks", unwrap="results")))
+
+    def add_webhook(
+        self, url: str, events: list[WebhookEventName], *, description: str = ""
+    ) -> WebhookCreated:
+        """Register ``url`` for ``events``; the answer's ``secret`` signs every delivery
+        (``memoryhub_client.webhooks.verify`` checks it) and is shown only here."""
+        body = {"url": url, "events": events, "description": description}
+        answer = self._send(c.call("add_webhook", json=body, idempotent=False))
+        return cast(WebhookCreated, answer)
+
+    def delete_webhook(self, endpoint_id: str) -> Webhook:
+        answer = self._send(c.call("delete_webhook", endpoint_id=endpoint_id))
+        return cast(Webhook, answer)
 
     # --- the service ---
 

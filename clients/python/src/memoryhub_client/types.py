@@ -228,6 +228,24 @@ class ReviewItem(TypedDict):
     decided_at: str | None
 
 
+WebhookEventName = Literal[
+    "memory.added", "memory.updated", "conflict.opened", "review.decided", "client.erased"
+]
+
+
+class Webhook(TypedDict):
+    id: str
+    url: str
+    events: list[WebhookEventName]
+    description: str
+    active: bool
+    created_at: str
+
+
+class WebhookCreated(Webhook):
+    secret: str
+
+
 # TypedDict → the schema component it mirrors (memoryhub's tests compare them).
 SCHEMA_NAMES: dict[type, str] = {
     EventIn: "EventInRequest",
@@ -249,4 +267,6 @@ SCHEMA_NAMES: dict[type, str] = {
     Memory: "MemoryDetail",
     MemoryVersion: "MemoryVersion",
     ReviewItem: "ReviewItemOut",
+    Webhook: "WebhookOut",
+    WebhookCreated: "WebhookCreated",
 }
