@@ -40,14 +40,23 @@ def _memory(memory: Memory, *, content: bool, **extra) -> dict:
     return data
 
 
-def _emit(tenant: Tenant, event: str, items: list[tuple[Client | None, dict]]) -> list:
+def _active_endpoints(tenant: Tenant) -> list[WebhookEndpoint]:
+    return list(WebhookEndpoint.objects.filter(tenant_id=tenant.pk, active=True))
+
+
+def _emit(
+    tenant: Tenant,
+    event: str,
+    items: list[tuple[Client | None, dict]],
+    endpoints: list[WebhookEndpoint] | None = None,
+) -> list:
     """One delivery of each ``(client, data)`` per active endpoint of ``tenant`` that wants
-    ``event``; sent after commit."""
+    ``event`` (of ``endpoints``, when the caller has them already); sent after commit."""
     if not items:
         return []
-    endpoints = list(
-        WebhookEndpoint.objects.filter(tenant_id=tenant.pk, active=True, events__contains=[event])
-    )
+    if endpoints is None:
+        endpoints = _active_endpoints(tenant)
+    endpoints = [e for e in endpoints if event in e.events]
     if not endpoints:
         return []
     deliveries = WebhookDelivery.objects.bulk_create(
@@ -108,8 +117,10 @@ def memories_stored(*, tenant: Tenant, results) -> None:
             ]
             if memories:
                 into.append((event.client, {**head, "memories": memories}))
-    _emit(tenant, WebhookEvent.MEMORY_ADDED, added)
-    _emit(tenant, WebhookEvent.MEMORY_UPDATED, updated)
+    if added or updated:
+        endpoints = _active_endpoints(tenant)  # one query for both events
+        _emit(tenant, WebhookEvent.MEMORY_ADDED, added, endpoints)
+        _emit(tenant, WebhookEvent.MEMORY_UPDATED, updated, endpoints)
 
 
 def conflicts_opened(*, items) -> None:

@@ -1,7 +1,8 @@
 """The signature of a delivery: ``Memoryhub-Signature: v1=<hex>``, the HMAC-SHA256 under
 the endpoint's secret of ``<timestamp>.<body>``, where the timestamp (Unix seconds) is sent
 as ``Memoryhub-Timestamp``. A receiver recomputes it over the raw body and refuses a
-timestamp too far from its clock, so a captured delivery cannot be replayed later."""
+timestamp too far from its clock, so a captured delivery cannot be replayed later
+(``memoryhub_client.webhooks.verify`` does both)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import time
 
 SIGNATURE_HEADER = "Memoryhub-Signature"
 TIMESTAMP_HEADER = "Memoryhub-Timestamp"
-TOLERANCE_SECONDS = 300
 
 
 def signature(secret: str, timestamp: int, body: bytes) -> str:
@@ -25,22 +25,3 @@ def signed_headers(secret: str, body: bytes, *, now: float | None = None) -> dic
         TIMESTAMP_HEADER: str(timestamp),
         SIGNATURE_HEADER: signature(secret, timestamp, body),
     }
-
-
-def verify(
-    secret: str,
-    *,
-    body: bytes,
-    timestamp: str,
-    signature_header: str,
-    now: float | None = None,
-    tolerance: int = TOLERANCE_SECONDS,
-) -> bool:
-    """Whether a delivery is genuine and fresh (what a receiver does)."""
-    try:
-        sent = int(timestamp)
-    except ValueError:
-        return False
-    if abs((time.time() if now is None else now) - sent) > tolerance:
-        return False
-    return hmac.compare_digest(signature(secret, sent, body), signature_header)
