@@ -12,7 +12,7 @@ import memories.models.webhooks
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memories", "0013_lexeme_counts"),
+        ("memories", "0014_session_start_access_plural"),
     ]
 
     operations = [
