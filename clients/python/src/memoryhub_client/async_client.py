@@ -20,6 +20,8 @@ from memoryhub_client.types import (
     Kind,
     Memory,
     MemoryVersion,
+    QueueItemDetail,
+    QueuePage,
     ReviewItem,
     SearchHit,
     Tier,
@@ -164,15 +166,15 @@ class AsyncMemoryHub:
         )
         return cast(Memory, answer)
 
-    async def review_queue(self, **filters: Any) -> dict[str, Any]:
+    async def review_queue(self, **filters: Any) -> QueuePage:
         """The open review items, a page of them (``client``, ``type``, ``kind``,
         ``min_score``, ``sort``, ``page``, ``page_size``): supervisors and admins."""
         params = c.without_none(**filters)
-        return cast(dict[str, Any], await self._send(c.call("review_queue", params=params)))
+        return cast(QueuePage, await self._send(c.call("review_queue", params=params)))
 
-    async def review_item(self, item_id: str) -> dict[str, Any]:
+    async def review_item(self, item_id: str) -> QueueItemDetail:
         """One review item with both memories and their evidence."""
-        return cast(dict[str, Any], await self._send(c.call("review_item", item_id=item_id)))
+        return cast(QueueItemDetail, await self._send(c.call("review_item", item_id=item_id)))
 
     async def decide_review(self, item_id: str, decision: str, *, reason: str = "") -> ReviewItem:
         body = {"decision": decision, "reason": reason}

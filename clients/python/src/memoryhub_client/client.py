@@ -20,6 +20,8 @@ from memoryhub_client.types import (
     Kind,
     Memory,
     MemoryVersion,
+    QueueItemDetail,
+    QueuePage,
     ReviewItem,
     SearchHit,
     Tier,
@@ -156,15 +158,15 @@ class MemoryHub:
         answer = self._send(c.call("feedback", json=body, idempotent=False, memory_id=memory_id))
         return cast(Memory, answer)
 
-    def review_queue(self, **filters: Any) -> dict[str, Any]:
+    def review_queue(self, **filters: Any) -> QueuePage:
         """The open review items, a page of them (``client``, ``type``, ``kind``,
         ``min_score``, ``sort``, ``page``, ``page_size``): supervisors and admins."""
         params = c.without_none(**filters)
-        return cast(dict[str, Any], self._send(c.call("review_queue", params=params)))
+        return cast(QueuePage, self._send(c.call("review_queue", params=params)))
 
-    def review_item(self, item_id: str) -> dict[str, Any]:
+    def review_item(self, item_id: str) -> QueueItemDetail:
         """One review item with both memories and their evidence."""
-        return cast(dict[str, Any], self._send(c.call("review_item", item_id=item_id)))
+        return cast(QueueItemDetail, self._send(c.call("review_item", item_id=item_id)))
 
     def decide_review(self, item_id: str, decision: str, *, reason: str = "") -> ReviewItem:
         body = {"decision": decision, "reason": reason}
