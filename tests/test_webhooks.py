@@ -342,3 +342,39 @@ def test_an_encrypted_tenant_that_allows_it_sends_words_sealed_at_rest(vault, re
     (stored,) = _stored_payloads()
     assert "email" not in stored and json.loads(stored).keys() == {"mh1"}
     assert Memory.objects.get().content == EMAIL
+
+
+def test_encrypting_a_tenant_seals_its_deliveries_about_clients(personas, endpoint):
+    from memories.services.tenancy.encryption import tenant_encrypt
+
+    about = factories.WebhookDeliveryFactory.create(
+        endpoint=endpoint, client=personas.client, payload={"memories": [{"content": EMAIL}]}
+    )
+    erased = factories.WebhookDeliveryFactory.create(
+        endpoint=endpoint, event="client.erased", payload={"client": "zoe"}
+    )
+    counts = tenant_encrypt(tenant=personas.tenant)
+    assert counts["memories.webhookdelivery"] == 1
+    stored = dict(_raw_payloads())
+    assert json.loads(stored[str(about.pk)]).keys() == {"mh1"}
+    assert json.loads(stored[str(erased.pk)]) == {"client": "zoe"}  # about no client
+    about.refresh_from_db()
+    assert about.payload == {"memories": [{"content": EMAIL}]}
+
+
+def test_updates_of_an_encrypted_tenants_deliveries_seal_per_client(vault):
+    tenant, _ = vault
+    client = factories.ClientFactory.create(tenant=tenant)
+    endpoint = tenant.webhook_endpoints.get()
+    about = factories.WebhookDeliveryFactory.create(endpoint=endpoint, client=client)
+    erased = factories.WebhookDeliveryFactory.create(endpoint=endpoint, event="client.erased")
+    assert WebhookDelivery.objects.update(payload={"memories": [EMAIL]}) == 2
+    stored = dict(_raw_payloads())
+    assert json.loads(stored[str(about.pk)]).keys() == {"mh1"}
+    assert json.loads(stored[str(erased.pk)]) == {"memories": [EMAIL]}  # no client's key
+
+
+def _raw_payloads() -> list[tuple[str, str]]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id::text, payload::text FROM memories_webhookdelivery")
+        return cursor.fetchall()
