@@ -113,6 +113,7 @@ class TenantForm(forms.ModelForm):
             "vector_search_enabled",
             "conflict_policy",
             "auto_approve_promotions_above",
+            "webhook_plaintext_allowed",
         ]
 
     def clean_encrypted(self):

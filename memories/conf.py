@@ -101,6 +101,10 @@ DEFAULTS: dict[str, Any] = {
     "LOGIN_MAX_FAILURES_PER_ADDRESS": 20,
     "LOGIN_LOCKOUT_MINUTES": 15,
     "TRUSTED_PROXIES": 0,  # proxies in front that append to X-Forwarded-For
+    # webhooks (memories/services/webhooks/)
+    "WEBHOOK_TIMEOUT": 5.0,  # seconds a receiver has to answer an attempt
+    "WEBHOOK_MAX_ATTEMPTS": 6,  # then the delivery is given up (failed)
+    "WEBHOOK_RETRY_SECONDS": 30,  # the first retry's wait; each next one waits 4× longer
 }
 
 

@@ -276,6 +276,10 @@ MEMORYHUB_MASTER_KEY = env("MEMORYHUB_MASTER_KEY", "")  # 32 bytes, base64
 MEMORYHUB_MASTER_KEYS_OLD = env("MEMORYHUB_MASTER_KEYS_OLD", "")  # during a rotation
 MEMORYHUB_KEY_PROVIDER = env("MEMORYHUB_KEY_PROVIDER", "memories.crypto.providers.LocalKeyProvider")
 
+# Webhook URLs that resolve to loopback, private or link-local addresses are refused when
+# deployed (a tenant's URL must not reach the server's own network); allowed locally.
+MEMORYHUB_WEBHOOK_ALLOW_PRIVATE = env_bool("MEMORYHUB_WEBHOOK_ALLOW_PRIVATE", not DEPLOYED)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -12,6 +12,7 @@ import os
 import socket
 import threading
 import urllib.parse
+from typing import Literal
 
 import uvicorn
 from django.conf import settings
@@ -24,12 +25,12 @@ class LiveAsgiServer:
     """uvicorn serving ``memoryhub.asgi.application`` on a free local port, lifespan on
     (it starts the MCP transport), for as long as the ``with`` block lasts."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, lifespan: Literal["on", "off"] = "on") -> None:
         self.socket = socket.socket()
         self.socket.bind(("127.0.0.1", 0))
         self.port = self.socket.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(application, lifespan="on", log_level="warning")
+        config = uvicorn.Config(application, lifespan=lifespan, log_level="warning")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(
             target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True

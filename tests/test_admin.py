@@ -29,6 +29,9 @@ def one_of_everything(personas):
     factories.JobRunFactory.create(tenant=personas.tenant)
     factories.AuditEntryFactory.create(tenant=personas.tenant)
     factories.api_key_for(personas.advisor, personas.tenant)
+    factories.WebhookDeliveryFactory.create(
+        endpoint__tenant=personas.tenant, client=personas.client
+    )
     MemoryAccess.objects.create(memory=memory, client=memory.client)
     group = Group.objects.create(name="compliance")
     assign_perm("memories.advise_client", group, personas.client)

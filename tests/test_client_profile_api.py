@@ -74,3 +74,21 @@ def test_who_may_read_it(api_client, personas, emma, persona, ref, status, sees_
 
 def test_without_a_key(api_client, personas):
     assert api_client.get("/api/v1/clients/emma/profile/").status_code == 401
+
+
+def test_a_dispute_shows_one_side_naming_the_other(api_client, personas):
+    """As in the context: until a supervisor decides, the reader gets one side."""
+    from profiles.services.profile import profile_refresh
+
+    email = factories.MemoryFactory.create(
+        client=personas.client, content="Prefers email.", category="preference", confidence=0.9
+    )
+    phone = factories.MemoryFactory.create(
+        client=personas.client, content="Prefers phone.", category="preference", confidence=0.9
+    )
+    factories.ReviewItemFactory.create(memory=phone, other_memory=email)
+    profile_refresh(client=personas.client)
+    body = _profile(api_client, personas.advisor, personas.tenant, "emma").json()
+    assert [(e["text"], e["disputed_by"]) for e in body["profile"]["static"]] == [
+        ("Prefers phone.", [str(email.pk)])
+    ]

@@ -131,3 +131,18 @@ def test_the_rest_of_the_site_is_still_django(server):
     answer = httpx2.get(f"{server.url}/api/v1/health/")
     assert answer.status_code == 200
     assert answer.json()["database"]["ok"] is True
+
+
+def test_without_the_asgi_lifespan_mcp_says_what_it_needs(personas):
+    _, key = factories.api_key_for(personas.advisor, personas.tenant)
+    with LiveAsgiServer(lifespan="off") as server:
+        answer = httpx2.post(
+            f"{server.url}/mcp/",
+            json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            headers={"Authorization": f"Bearer {key}"},
+        )
+    assert answer.status_code == 503
+    assert answer.json()["error"]["message"] == (
+        "The MCP transport starts with the ASGI lifespan: serve memoryhub.asgi:application "
+        "with lifespan events on."
+    )

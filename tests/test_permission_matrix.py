@@ -78,6 +78,12 @@ def _only_core(response, world, persona):
         assert body["profile"] == {"static": [], "dynamic": []}
 
 
+def _no_profile_for_a_client(response, world, persona):
+    """The own client's login gets its core memories and no profile."""
+    if persona == "client":
+        assert response.json()["profile"] == {"static": [], "dynamic": []}
+
+
 def _sees_acme_only_as_acme(response, world, persona):
     """The outsider's answers never hold this tenant's content."""
     if persona == "outsider":
@@ -94,6 +100,12 @@ API_405 = cells(405)
 OPEN_200, OPEN_405 = cells(200, anonymous=200), cells(405, anonymous=405)
 
 DECIDE = cells(200, advisor=403, outsider=404, advisor2=404, client=404, heir=404)
+# Webhooks: the tenant's supervisors and admins; an endpoint is invisible to anyone else.
+WEBHOOKS_LIST, WEBHOOKS_ADD = (
+    cells(403, supervisor=200, admin=200),
+    cells(403, supervisor=201, admin=201),
+)
+WEBHOOK_DELETE = cells(404, supervisor=200, admin=200)
 LOGIN = Denied(302)  # anonymous on a page: to the login form
 PAGE_CLIENTS = cells(200, client=302, heir=302, anonymous=LOGIN)
 PAGE_EMMA = cells(200, outsider=404, advisor2=404, heir=404, anonymous=LOGIN)
@@ -237,6 +249,15 @@ ROWS = [
     Row("erase emma", "delete", "/api/v1/clients/emma/", ERASE_EMMA, "write"),
     Row("erase missing", "delete", "/api/v1/clients/nobody/", cells(404), "write"),
     Row("erase", "post", "/api/v1/clients/emma/", API_405, "write", body={}),
+    Row(
+        "profile emma",
+        "get",
+        "/api/v1/clients/emma/profile/",
+        READ_EMMA,
+        "read",
+        check=_no_profile_for_a_client,
+    ),
+    Row("profile", "post", "/api/v1/clients/emma/profile/", API_405, "write", body={}),
     Row("export emma", "get", "/api/v1/clients/emma/export/", ERASE_EMMA, "read"),
     Row("export", "post", "/api/v1/clients/emma/export/", API_405, "write", body={}),
     Row("import zoe", "post", "/api/v1/clients/", IMPORT_ZOE, "write", body=ZOE_EXPORT),
@@ -267,6 +288,18 @@ ROWS = [
     Row("review list (API)", "post", "/api/v1/review/", API_405, "write", body={}),
     Row("review item (API)", "get", "/api/v1/review/{conflict}/", DECIDE, "read"),
     Row("review item (API)", "delete", "/api/v1/review/{conflict}/", API_405, "write"),
+    Row("webhooks", "get", "/api/v1/webhooks/", WEBHOOKS_LIST, "read"),
+    Row(
+        "webhooks",
+        "post",
+        "/api/v1/webhooks/",
+        WEBHOOKS_ADD,
+        "write",
+        body={"url": "https://crm.example.com/hooks", "events": ["memory.added"]},
+    ),
+    Row("webhook", "delete", "/api/v1/webhooks/{webhook}/", WEBHOOK_DELETE, "write"),
+    # Django answers /mcp/ only under WSGI: it says the MCP transport needs the ASGI app.
+    Row("mcp (under WSGI)", "post", "/mcp/", cells(501, anonymous=501), "write", body={}),
     # --- pages ---
     Row("home", "get", "/", cells(200, anonymous=Denied(302)), "read", page=True),
     Row("home", "post", "/", cells(405, anonymous=405), "write", body={}, page=True),
@@ -497,6 +530,7 @@ def world(personas) -> World:
     forgotten = memory(personas.client, Tier.RECALL, "Banks with Barclays.")
     memory_forget(memory=forgotten, actor=personas.advisor, actor_label="advisor", reason="No.")
     forget_entry = AuditEntry.objects.get(action="memory.forget", object_id=str(forgotten.pk))
+    webhook = factories.WebhookEndpointFactory.create(tenant=personas.tenant)
     return World(
         personas=personas,
         memory_ids={name: str(m.pk) for name, m in made.items()},
@@ -506,6 +540,7 @@ def world(personas) -> World:
             "conflict": str(conflict.pk),
             "emma_forgotten": str(forgotten.pk),
             "forget_entry": str(forget_entry.pk),
+            "webhook": str(webhook.pk),
         },
         acme_contents=[m.content for m in made.values()],
     )
@@ -604,11 +639,12 @@ def test_matrix_size(record_property):
     endpoints = {_endpoint(row) for row in ROWS}
     pairs = {(_endpoint(row), row.method) for row in ROWS}
     assert len(PERSONAS) == 7
-    assert len(endpoints) == 40  # 18 API endpoints (schema and docs included), 22 pages
-    assert len(pairs) == 66  # endpoint × method; 79 rows with the targets
-    assert len(ROWS) == 79
-    assert len([cell for cell in CELLS if cell[1] != "anonymous"]) == 7 * 79 == 553
-    assert len(CELLS) == 632  # and an anonymous caller for every row
+    # 21 API endpoints (schema and docs included), /mcp/ under WSGI, 22 pages
+    assert len(endpoints) == 44
+    assert len(pairs) == 72  # endpoint × method; 85 rows with the targets
+    assert len(ROWS) == 85
+    assert len([cell for cell in CELLS if cell[1] != "anonymous"]) == 7 * 85 == 595
+    assert len(CELLS) == 680  # and an anonymous caller for every row
     record_property("matrix", f"7 personas × {len(ROWS)} rows ({len(pairs)} endpoint × method)")
 
 

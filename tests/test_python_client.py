@@ -99,9 +99,21 @@ def test_every_call(server, personas, supervisor_key):
         old = factories.MemoryFactory.create(client=personas.client, content="Prefers email.")
         new = factories.MemoryFactory.create(client=personas.client, content="Prefers phone.")
         item = factories.ReviewItemFactory.create(memory=new, other_memory=old)
+        queue = hub.review_queue(type="conflict", page_size=5)
+        assert (queue["count"], [i["id"] for i in queue["results"]]) == (1, [str(item.pk)])
+        detail = hub.review_item(str(item.pk))
+        assert detail["memory_detail"]["content"] == "Prefers phone."
+        assert detail["other_memory_detail"] is not None
+        assert detail["other_memory_detail"]["content"] == "Prefers email."
         decided = hub.decide_review(str(item.pk), "accept_new", reason="confirmed")
         assert (decided["state"], decided["decision"]) == ("decided", "accept_new")
         assert ReviewItem.objects.get(pk=item.pk).state == "decided"
+
+        hook = hub.add_webhook("https://crm.example.com/hooks", ["client.erased"])
+        assert hook["secret"].startswith("whsec_")
+        assert [h["id"] for h in hub.list_webhooks()] == [hook["id"]]
+        assert hub.delete_webhook(hook["id"])["url"] == "https://crm.example.com/hooks"
+        assert hub.list_webhooks() == []
 
         document = hub.export_client("emma")
         assert document["client"]["external_ref"] == "emma"

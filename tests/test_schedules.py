@@ -33,6 +33,7 @@ def test_setup_schedules_is_idempotent_and_keeps_the_next_run():
         ("summarize_episodes", "memories.tasks.summarize_episodes", 60),
         ("tiers", "memories.tasks.tiers", 60),
         ("ttl_sweep", "memories.tasks.ttl_sweep", 180),
+        ("webhooks", "memories.tasks.webhooks", 1),
     ]
 
 

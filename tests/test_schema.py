@@ -29,6 +29,9 @@ OPERATIONS = {
     ("/api/v1/review/", "get"): "review_list",
     ("/api/v1/review/{item_id}/", "get"): "review_retrieve",
     ("/api/v1/review/{item_id}/decide/", "post"): "review_decide",
+    ("/api/v1/webhooks/", "get"): "webhooks_list",
+    ("/api/v1/webhooks/", "post"): "webhooks_create",
+    ("/api/v1/webhooks/{endpoint_id}/", "delete"): "webhooks_delete",
 }
 
 

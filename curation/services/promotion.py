@@ -23,6 +23,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from curation.models import ReviewItem
+from curation.services.decided import decision_record
 from memories.errors import Conflict, DomainError
 from memories.models import Memory, Status
 from memories.services.tenancy.audit import audit
@@ -80,13 +81,8 @@ def promotion_decide(*, item: ReviewItem, approve: bool, actor, reason: str = ""
 
 
 def _decide(item: ReviewItem, memory: Memory, *, approve: bool, actor, label: str, why: str):
-    now = timezone.now()
-    item.state = ReviewItem.State.DECIDED
-    item.decision = ReviewItem.Decision.APPROVE if approve else ReviewItem.Decision.REJECT
-    item.decided_by = actor
-    item.decided_at = now
-    item.reason = why
-    item.save(update_fields=["state", "decision", "decided_by", "decided_at", "reason"])
+    decision = ReviewItem.Decision.APPROVE if approve else ReviewItem.Decision.REJECT
+    decision_record(item, decision=decision, actor=actor, reason=why, now=timezone.now())
     if approve:
         Memory.objects.filter(pk=memory.pk).update(
             status=Status.PROMOTED, status_reason=f"promoted by {label}"[:300]

@@ -15,6 +15,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from curation.models import ReviewItem
+from curation.services.decided import decision_record
 from curation.services.promotion import ReviewClosed, promotion_decide
 from memories.errors import DomainError
 from memories.models import (
@@ -28,6 +29,7 @@ from memories.models import (
     Tier,
 )
 from memories.services.tenancy.audit import audit, audit_entry
+from memories.services.webhooks import events as webhook_events
 from memories.services.write.core_budget import CoreTierFull
 from memories.services.write.lifecycle import memory_set_tier
 from memories.services.write.staleness import clients_mark_profile_stale
@@ -43,7 +45,7 @@ CONFLICT_DECISIONS = (
 @transaction.atomic
 def conflict_reviews_open(*, relation_ids: list[int]) -> list[ReviewItem]:
     """One open conflict review per ``conflicts_with`` relation; safe to run twice."""
-    items = []
+    items, opened = [], []
     relations = Relation.objects.filter(
         pk__in=relation_ids, type=RelationType.CONFLICTS_WITH
     ).select_related("source", "target")
@@ -68,7 +70,9 @@ def conflict_reviews_open(*, relation_ids: list[int]) -> list[ReviewItem]:
                 object_id=str(item.pk),
                 data={"type": "conflict", "memory": str(new.pk), "other": str(old.pk)},
             )
+            opened.append(item)
         items.append(item)
+    webhook_events.conflicts_opened(items=opened)
     return items
 
 
@@ -136,12 +140,7 @@ def conflict_decide(
         _relate(new, old, RelationType.MERGED_INTO, actor, reason)
         _move_evidence(source=new, target=old)
 
-    item.state = ReviewItem.State.DECIDED
-    item.decision = decision
-    item.decided_by = actor
-    item.decided_at = now
-    item.reason = reason
-    item.save(update_fields=["state", "decision", "decided_by", "decided_at", "reason"])
+    decision_record(item, decision=decision, actor=actor, reason=reason, now=now)
     audit(
         tenant_id=item.tenant_id,
         actor=actor,

@@ -27,6 +27,7 @@ from memories.permissions.roles import (
     EXPORT_CLIENT,
     IMPORT_CLIENT,
     MANAGE_API_KEYS,
+    MANAGE_WEBHOOKS,
     OVERRIDE_TIER,
     READ_ONLY_MESSAGE,
     RUN_EVALUATION,
@@ -118,6 +119,10 @@ def can_import_client(user, tenant: Tenant) -> bool:
 
 def can_manage_api_keys(user, tenant: Tenant) -> bool:
     return has_perm(user, tenant, MANAGE_API_KEYS)
+
+
+def can_manage_webhooks(user, tenant: Tenant) -> bool:
+    return has_perm(user, tenant, MANAGE_WEBHOOKS)
 
 
 def can_view_operations(user, tenant: Tenant) -> bool:

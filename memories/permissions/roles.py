@@ -32,6 +32,7 @@ ERASE_CLIENT = "erase_client"  # the right to be forgotten
 EXPORT_CLIENT = "export_client"  # portability: everything held about a client, in one file
 IMPORT_CLIENT = "import_client"  # portability, the way back: a client from its export
 MANAGE_API_KEYS = "manage_api_keys"  # list and revoke the tenant's keys
+MANAGE_WEBHOOKS = "manage_webhooks"  # register webhook endpoints, see their deliveries
 VIEW_MEMBERS = "view_members"  # who belongs to the tenant, in which role
 VIEW_OPERATIONS = "view_operations"  # job runs and the audit trail
 UNDO_CHANGE = "undo_change"  # restore what a correction or a forget changed
@@ -50,6 +51,7 @@ _SUPERVISOR = frozenset(
         EXPORT_CLIENT,
         IMPORT_CLIENT,
         MANAGE_API_KEYS,
+        MANAGE_WEBHOOKS,
         VIEW_MEMBERS,
         VIEW_OPERATIONS,
         UNDO_CHANGE,

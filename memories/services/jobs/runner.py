@@ -48,6 +48,7 @@ JOBS: dict[str, str] = {
     "tiers": "memories.services.jobs.tiers.tiers_move",
     "refresh_ranking": "memories.services.jobs.ranking.ranking_refresh",
     "refresh_profiles": "profiles.services.refresh.profiles_refresh_due",
+    "webhooks": "memories.services.webhooks.delivery.webhooks_send_due",
 }
 # A run of another scope still "running" after this long died with its worker (django-q2's
 # timeout is 600 s); one of the same scope is known dead as soon as its lock is free.

@@ -32,6 +32,7 @@ from memories.services.embedding import providers as embeddings
 from memories.services.extraction import heuristic as extraction
 from memories.services.extraction.normalise import spot_entities
 from memories.services.tenancy.members import client_assign_advisor
+from memories.services.webhooks import events as webhook_events
 from memories.services.write.outcomes import Outcome, OutcomeWriter, stored_outcomes
 from memories.services.write.prepare import EventInput, Prepared, add_contexts, prepare_all
 from memories.services.write.records import (
@@ -122,6 +123,7 @@ def events_ingest(
         clients_mark_profile_stale(
             client_ids={r.event.client_id for r in results if r.created and r.outcomes}
         )
+        webhook_events.memories_stored(tenant=tenant, results=results)
     return results
 
 

@@ -39,6 +39,9 @@ ENDPOINTS: dict[str, tuple[str, str, str]] = {
     "review_queue": ("GET", "/api/v1/review/", "review_list"),
     "review_item": ("GET", "/api/v1/review/{item_id}/", "review_retrieve"),
     "decide_review": ("POST", "/api/v1/review/{item_id}/decide/", "review_decide"),
+    "list_webhooks": ("GET", "/api/v1/webhooks/", "webhooks_list"),
+    "add_webhook": ("POST", "/api/v1/webhooks/", "webhooks_create"),
+    "delete_webhook": ("DELETE", "/api/v1/webhooks/{endpoint_id}/", "webhooks_delete"),
     "health": ("GET", "/api/v1/health/", "health"),
     "tools": ("GET", "/api/v1/tools/", "tools"),
 }

@@ -20,9 +20,14 @@ from memoryhub_client.types import (
     Kind,
     Memory,
     MemoryVersion,
+    QueueItemDetail,
+    QueuePage,
     ReviewItem,
     SearchHit,
     Tier,
+    Webhook,
+    WebhookCreated,
+    WebhookEventName,
 )
 
 
@@ -161,15 +166,15 @@ class AsyncMemoryHub:
         )
         return cast(Memory, answer)
 
-    async def review_queue(self, **filters: Any) -> dict[str, Any]:
+    async def review_queue(self, **filters: Any) -> QueuePage:
         """The open review items, a page of them (``client``, ``type``, ``kind``,
         ``min_score``, ``sort``, ``page``, ``page_size``): supervisors and admins."""
         params = c.without_none(**filters)
-        return cast(dict[str, Any], await self._send(c.call("review_queue", params=params)))
+        return cast(QueuePage, await self._send(c.call("review_queue", params=params)))
 
-    async def review_item(self, item_id: str) -> dict[str, Any]:
+    async def review_item(self, item_id: str) -> QueueItemDetail:
         """One review item with both memories and their evidence."""
-        return cast(dict[str, Any], await self._send(c.call("review_item", item_id=item_id)))
+        return cast(QueueItemDetail, await self._send(c.call("review_item", item_id=item_id)))
 
     async def decide_review(self, item_id: str, decision: str, *, reason: str = "") -> ReviewItem:
         body = {"decision": decision, "reason": reason}
@@ -189,6 +194,24 @@ class AsyncMemoryHub:
 
     async def erase_client(self, client: str) -> dict[str, Any]:
         return cast(dict[str, Any], await self._send(c.call("erase_client", ref=client)))
+
+    # --- webhooks (supervisors) ---
+
+    async def list_webhooks(self) -> list[Webhook]:
+        return cast(list[Webhook], await self._send(c.call("list_webhooks", unwrap="results")))
+
+    async def add_webhook(
+        self, url: str, events: list[WebhookEventName], *, description: str = ""
+    ) -> WebhookCreated:
+        """Register ``url`` for ``events``; the answer's ``secret`` signs every delivery
+        (``memoryhub_client.webhooks.verify`` checks it) and is shown only here."""
+        body = {"url": url, "events": events, "description": description}
+        answer = await self._send(c.call("add_webhook", json=body, idempotent=False))
+        return cast(WebhookCreated, answer)
+
+    async def delete_webhook(self, endpoint_id: str) -> Webhook:
+        answer = await self._send(c.call("delete_webhook", endpoint_id=endpoint_id))
+        return cast(Webhook, answer)
 
     # --- the service ---
 

@@ -152,10 +152,14 @@ class CoreMemory(TypedDict):
     disputed_by: list[str]
 
 
+class ContextHit(SearchHit):
+    disputed_by: list[str]
+
+
 class Context(TypedDict):
     profile: Profile
     core: list[CoreMemory]
-    memories: list[SearchHit]
+    memories: list[ContextHit]
     text: str
 
 
@@ -228,6 +232,97 @@ class ReviewItem(TypedDict):
     decided_at: str | None
 
 
+class QueueItem(TypedDict):
+    """A review item as the queue lists it."""
+
+    id: str
+    type: Literal["conflict", "promotion"]
+    state: str
+    decision: str
+    reason: str
+    memory: str
+    other_memory: str | None
+    decided_by: str | None
+    decided_at: str | None
+    client: str
+    score: float | None
+    recommended: bool
+    summary: str
+    created_at: str
+
+
+class QueuePage(TypedDict):
+    count: int
+    page: int
+    pages: int
+    next: int | None
+    previous: int | None
+    results: list[QueueItem]
+
+
+class ReviewEvidence(TypedDict):
+    event: str
+    external_id: str
+    observed_at: str
+    role: str
+    speaker: str
+    content: str
+
+
+class ReviewMemory(TypedDict):
+    id: str
+    client: str
+    kind: Kind
+    category: str
+    title: str
+    content: str
+    tier: Tier
+    status: Status
+    confidence: float
+    importance: float
+    tags: list[str]
+    observed_at: str
+    expires_at: str | None
+    created_at: str
+    invalidated_at: str | None
+    usage_count: int
+    dup_count: int
+    evidence_count: int
+    is_latest: bool
+    speaker: str
+    subject: str
+    occurred_on: str | None
+    occurred_precision: str
+    evidence: list[ReviewEvidence]
+    relations: list[Relation]
+
+
+class QueueItemDetail(QueueItem):
+    """One review item with both memories in full and the score's components."""
+
+    score_components: dict[str, float]
+    memory_detail: ReviewMemory
+    other_memory_detail: ReviewMemory | None
+
+
+WebhookEventName = Literal[
+    "memory.added", "memory.updated", "conflict.opened", "review.decided", "client.erased"
+]
+
+
+class Webhook(TypedDict):
+    id: str
+    url: str
+    events: list[WebhookEventName]
+    description: str
+    active: bool
+    created_at: str
+
+
+class WebhookCreated(Webhook):
+    secret: str
+
+
 # TypedDict → the schema component it mirrors (memoryhub's tests compare them).
 SCHEMA_NAMES: dict[type, str] = {
     EventIn: "EventInRequest",
@@ -249,4 +344,12 @@ SCHEMA_NAMES: dict[type, str] = {
     Memory: "MemoryDetail",
     MemoryVersion: "MemoryVersion",
     ReviewItem: "ReviewItemOut",
+    ContextHit: "ContextHit",
+    QueueItem: "QueueItem",
+    QueuePage: "QueueOut",
+    ReviewEvidence: "ReviewEvidence",
+    ReviewMemory: "ReviewMemory",
+    QueueItemDetail: "QueueItemDetail",
+    Webhook: "WebhookOut",
+    WebhookCreated: "WebhookCreated",
 }
