@@ -13,8 +13,9 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e .
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev]'
+# The Python client and its framework adapters (clients/python/) are tested by the suite.
+$(VENV)/.installed-dev: pyproject.toml clients/python/pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]' -e './clients/python[langgraph,openai-agents]'
 	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed
@@ -34,7 +35,7 @@ test: install-dev
 lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	MEMORYHUB_DEBUG=1 DATABASE_URL=postgres://type-check@localhost/unused $(BIN)/mypy memories curation profiles memoryhub tests bench tools
+	MEMORYHUB_DEBUG=1 DATABASE_URL=postgres://type-check@localhost/unused $(BIN)/mypy memories curation profiles mcp_server memoryhub tests bench tools clients/python/src
 
 format: install-dev
 	$(BIN)/ruff format .

@@ -3,6 +3,7 @@ through the same service as the page's buttons."""
 
 from __future__ import annotations
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -19,8 +20,8 @@ from memories.api.fields import StrictCharField, StrictSerializer
 class DecisionInSerializer(StrictSerializer):
     decision = serializers.ChoiceField(
         choices=[d for d in ReviewItem.Decision.values if d],
-        help_text="keep_old, accept_new, keep_both or merge for a conflict; "
-        "approve or reject for a promotion.",
+        help_text="keep_old, accept_new, keep_both or merge for a conflict; approve or "
+        "reject for a promotion. A decision the item's type does not take is refused (400).",
     )
     reason = StrictCharField(max_length=2000, required=False, default="", allow_blank=True)
 
@@ -70,7 +71,7 @@ class ReviewDecideApi(BaseApiView):
         parameters=[
             OpenApiParameter(
                 "item_id",
-                type=str,
+                type=OpenApiTypes.UUID,
                 location=OpenApiParameter.PATH,
                 description="The review item's id (a UUID), as the review queue shows it.",
                 examples=[OpenApiExample("a review item", value=DECIDED_EXAMPLE["id"])],

@@ -7,6 +7,8 @@ from typing import Any, cast
 from django import forms
 
 from curation.models import ReviewItem
+from curation.queue import DEFAULT_SORT, SORT_LABELS
+from memories.models import Kind
 
 CONFLICT_CHOICES = [
     (d.value, d.label)
@@ -55,3 +57,37 @@ class BulkDecisionForm(DecisionForm):
     def __init__(self, *args, items, **kwargs):
         super().__init__(*args, **kwargs)
         cast(forms.ModelMultipleChoiceField, self.fields["items"]).queryset = items
+
+
+class QueueFilterForm(forms.Form):
+    """What the queue shows: one client's items, one kind of memory, in which order."""
+
+    client = forms.ChoiceField(label="Client", required=False)
+    kind = forms.ChoiceField(label="Kind of memory", required=False)
+    sort = forms.ChoiceField(label="Order", required=False)
+
+    def __init__(self, *args, clients, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.clients = clients
+        cast(forms.ChoiceField, self.fields["client"]).choices = [("", "Every client")] + [
+            (str(c.pk), str(c)) for c in clients
+        ]
+        cast(forms.ChoiceField, self.fields["kind"]).choices = [("", "Any kind"), *Kind.choices]
+        cast(forms.ChoiceField, self.fields["sort"]).choices = list(SORT_LABELS.items())
+        self.fields["sort"].initial = DEFAULT_SORT
+
+    def query(self) -> dict:
+        """``curation.queue.open_items``' filters from what was chosen (nothing valid:
+        every client, any kind, recommended first)."""
+        data = self.cleaned_data if self.is_valid() else {}
+        client_id = data.get("client") or ""
+        return {
+            "client": next((c for c in self.clients if str(c.pk) == client_id), None),
+            "kind": data.get("kind") or "",
+            "sort": data.get("sort") or DEFAULT_SORT,
+        }
+
+    def kept(self) -> dict:
+        """The chosen filters as query parameters, for the pager and the tabs."""
+        data = self.cleaned_data if self.is_valid() else {}
+        return {k: data[k] for k in ("client", "kind", "sort") if data.get(k)}

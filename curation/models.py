@@ -15,6 +15,7 @@ from memories.crypto.queryset import SealedQuerySet
 from memories.models import Client, Memory, Tenant
 
 if TYPE_CHECKING:
+    from curation.selectors import Side
     from memories.models import Evidence
 
 
@@ -75,6 +76,10 @@ class ReviewItem(models.Model):
     old_evidence: list[Evidence]
     stale: bool
     components: list[dict[str, Any]]
+    earlier: Side  # a conflict's sides, by when each was said
+    later: Side
+    compare: str
+    effects: dict[str, str]  # set by curation.views: what each decision will do
 
     class Meta:
         ordering = ["-created_at"]

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, replace
 from typing import Any
+
+from django.template.defaultfilters import pluralize
+from django.utils import timezone
 
 from curation.models import ReviewItem
 from memories.conf import setting
-from memories.models import LIVE_STATUSES, Evidence
+from memories.models import LIVE_STATUSES, Evidence, Memory
 
 EVIDENCE_SHOWN = 5
 
@@ -31,7 +35,61 @@ def with_evidence(items: list[ReviewItem]) -> list[ReviewItem]:
             for m in (item.memory, item.other_memory)
         )
         item.components = score_components(item.score_components)
+        if item.type == ReviewItem.Type.CONFLICT and item.other_memory is not None:
+            item.earlier, item.later = conflict_sides(item)
+            item.compare = _compare(item.earlier, item.later)
     return items
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a conflict as the card shows it."""
+
+    memory: Memory
+    evidence: list[Evidence]
+    label: str
+    keep: str  # the decision that keeps this side and supersedes the other
+
+    @property
+    def events(self) -> int:
+        return len({e.event_id for e in self.evidence})
+
+
+def conflict_sides(item: ReviewItem) -> tuple[Side, Side]:
+    """(earlier, more recent) by when each thing was said (``observed_at``), not by when it
+    was recorded: an import recorded today of something said in October is the earlier."""
+    new, old = item.memory, item.other_memory
+    assert old is not None  # a conflict has two sides (review_conflict_has_other)
+    keep_new = Side(new, item.new_evidence, "", ReviewItem.Decision.ACCEPT_NEW)
+    keep_old = Side(old, item.old_evidence, "", ReviewItem.Decision.KEEP_OLD)
+    # On the same instant, the one recorded later is the more recent.
+    earlier, later = (
+        (keep_new, keep_old) if new.observed_at < old.observed_at else (keep_old, keep_new)
+    )
+    return (
+        replace(earlier, label="Said earlier"),
+        replace(later, label="Said more recently"),
+    )
+
+
+def _compare(earlier: Side, later: Side) -> str:
+    days = (later.memory.observed_at - earlier.memory.observed_at).days
+    if days >= 1:
+        when = f"observed {days} day{pluralize(days)} later"
+    elif later.memory.observed_at > earlier.memory.observed_at:
+        when = "observed later the same day"
+    else:
+        when = "observed at the same time, recorded later"
+    recent = f"“{later.memory.content}” is the more recent ({when})"
+    if later.events == earlier.events:
+        return f"{recent}; both rest on {later.events} event{pluralize(later.events)}."
+    more, fewer = (later, earlier) if later.events > earlier.events else (earlier, later)
+    evidence = (
+        f"has more evidence ({more.events} event{pluralize(more.events)} against {fewer.events})"
+    )
+    if more is later:
+        return f"{recent} and {evidence}."
+    return f"{recent}; “{earlier.memory.content}” {evidence}."
 
 
 def score_components(components: dict) -> list[dict[str, Any]]:
@@ -73,3 +131,29 @@ def score_components(components: dict) -> list[dict[str, Any]]:
 
 def _label(name: str) -> str:
     return str(name).replace("_", " ").capitalize()
+
+
+def open_disputes(client) -> dict[str, list[Memory]]:
+    """Memory id → the memories it contradicts in a conflict still waiting for a person,
+    for ``client``: only pairs whose two memories are both current (one forgotten or
+    expired meanwhile disputes nothing)."""
+    now = timezone.now()
+    items = (
+        ReviewItem.objects.filter(
+            client_id=client.pk, type=ReviewItem.Type.CONFLICT, state=ReviewItem.State.OPEN
+        )
+        .select_related("memory", "other_memory")
+        .order_by("created_at", "pk")  # the oldest dispute named first
+    )
+    rivals: dict[str, list[Memory]] = defaultdict(list)
+    for item in items:
+        pair = (item.memory, item.other_memory)
+        if all(m is not None and _current(m, now) for m in pair):
+            new, old = pair
+            rivals[str(new.pk)].append(old)
+            rivals[str(old.pk)].append(new)
+    return dict(rivals)
+
+
+def _current(memory: Memory, now) -> bool:
+    return memory.status in LIVE_STATUSES and (memory.expires_at is None or memory.expires_at > now)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from curation import api, views
+from curation import api, queue_api, views
 
 app_name = "curation"
 
@@ -11,5 +11,7 @@ page_urlpatterns = [
 ]
 
 api_urlpatterns = [
+    path("review/", queue_api.ReviewQueueApi.as_view(), name="review-list"),
+    path("review/<uuid:item_id>/", queue_api.ReviewItemApi.as_view(), name="review-item"),
     path("review/<uuid:item_id>/decide/", api.ReviewDecideApi.as_view(), name="review-decide"),
 ]

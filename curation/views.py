@@ -3,6 +3,8 @@ or in bulk. The decisions go through the same service as the API."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -13,8 +15,10 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from curation.forms import BulkDecisionForm, DecisionForm
+from curation.forms import BulkDecisionForm, DecisionForm, QueueFilterForm
 from curation.models import ReviewItem
+from curation.queue import clients_with_open_items, decision_effects
+from curation.queue import open_items as queue_items
 from curation.selectors import with_evidence
 from curation.services.review import review_decide
 from memories import permissions
@@ -22,17 +26,6 @@ from memories.errors import DomainError
 
 ITEMS_PER_PAGE = 10
 RECENT_DECISIONS = 8
-OUTCOMES: dict[str, str] = {
-    ReviewItem.Decision.ACCEPT_NEW: "The new statement was accepted; the old one is "
-    "superseded and no longer appears in search.",
-    ReviewItem.Decision.KEEP_OLD: "The old statement was kept; the new one is rejected "
-    "(superseded) and no longer appears in search.",
-    ReviewItem.Decision.KEEP_BOTH: "Both statements stay: they do not contradict each other.",
-    ReviewItem.Decision.MERGE: "The new statement was merged into the old one, whose evidence "
-    "now includes it.",
-    ReviewItem.Decision.APPROVE: "Approved: the memory is promoted.",
-    ReviewItem.Decision.REJECT: "Rejected: the memory stays as it was.",
-}
 
 
 def _reviewer(user) -> None:
@@ -53,15 +46,13 @@ def _open_counts(user) -> dict:
     return {t: open_items.filter(type=t).count() for t in ReviewItem.Type.values}
 
 
-def _queue(request, item_type: str, **extra) -> dict:
+def _queue(request, item_type: str, bulk_form: BulkDecisionForm | None = None, **extra) -> dict:
+    """The queue's context; ``bulk_form`` a bound form that was refused, shown again with
+    the decision and the items the supervisor had chosen."""
     scope = permissions.reviewable(request.user, ReviewItem.objects.all())
-    open_items = scope.filter(state=ReviewItem.State.OPEN)
     counts = _open_counts(request.user)
-    items = (
-        open_items.filter(type=item_type)
-        .select_related("client", "memory", "other_memory")
-        .order_by("-created_at", "pk")
-    )
+    filter_form = QueueFilterForm(request.GET, clients=clients_with_open_items(scope))
+    items = queue_items(scope, item_type=item_type, **filter_form.query())
     page = Paginator(items, ITEMS_PER_PAGE).get_page(request.GET.get("page"))
     recent = (
         scope.exclude(state=ReviewItem.State.OPEN)
@@ -72,11 +63,20 @@ def _queue(request, item_type: str, **extra) -> dict:
         "type": item_type,
         "counts": counts,
         "page": page,
-        "items": with_evidence(list(page)),
+        "items": [_with_effects(i) for i in with_evidence(list(page))],
+        "filter_form": filter_form,
+        "filter_qs": urlencode({"type": item_type, **filter_form.kept()}),
         "recent": recent,
-        "bulk_form": BulkDecisionForm(item_type=item_type, items=scope),
+        "bulk_form": bulk_form or BulkDecisionForm(item_type=item_type, items=scope),
+        "bulk_decision": bulk_form["decision"].value() if bulk_form else "",
+        "selected": {str(pk) for pk in bulk_form["items"].value() or []} if bulk_form else set(),
         **extra,
     }
+
+
+def _with_effects(item: ReviewItem) -> ReviewItem:
+    item.effects = decision_effects(item)
+    return item
 
 
 @login_required
@@ -129,9 +129,25 @@ def review_decide_view(request, item_id):
 
 
 def _outcome(item: ReviewItem) -> str:
+    """What the decision did, in the words of the memories it changed."""
     if item.state == ReviewItem.State.OBSOLETE:
         return f"Nothing was changed: this item no longer applies ({item.reason})."
-    return OUTCOMES.get(item.decision, "Decided.")
+    new = f"“{item.memory.content}”"
+    old = f"“{item.other_memory.content}”" if item.other_memory else ""
+    outcomes: dict[str, str] = {
+        ReviewItem.Decision.ACCEPT_NEW: f"Kept {new}; {old} is superseded and no longer "
+        "appears in search or context.",
+        ReviewItem.Decision.KEEP_OLD: f"Kept {old}; {new} is superseded and no longer "
+        "appears in search or context.",
+        ReviewItem.Decision.KEEP_BOTH: f"Both stay: {old} and {new} do not contradict each other.",
+        ReviewItem.Decision.MERGE: f"{new} was merged into {old}, whose evidence now includes it.",
+        ReviewItem.Decision.APPROVE: f"Approved: {new} is now promoted, so search and context "
+        f"rank it above equally relevant memories. Its tier stays {item.memory.tier}: tiers "
+        "follow use, or a supervisor sets one on the memory's page.",
+        ReviewItem.Decision.REJECT: f"Rejected: {new} is no longer a candidate; it stays an "
+        "active memory and nothing else changed.",
+    }
+    return outcomes.get(item.decision, "Decided.")
 
 
 @login_required
@@ -147,6 +163,7 @@ def review_bulk(request):
     form = BulkDecisionForm(request.POST, item_type=item_type, items=scope)
     results: list[tuple[ReviewItem, str]] = []
     error = ""
+    refused = None
     if form.is_valid():
         for item in form.cleaned_data["items"]:
             try:
@@ -163,11 +180,15 @@ def review_bulk(request):
     else:
         # An ErrorList yields its messages as str; the stubs type the items it stores.
         error = " ".join(e for errors in form.errors.values() for e in errors)  # type: ignore[misc]
+        refused = form
     if request.htmx:
-        context = _queue(request, item_type, bulk_results=results, bulk_error=error, oob=True)
+        context = _queue(
+            request, item_type, refused, bulk_results=results, bulk_error=error, oob=True
+        )
         return render(request, "curation/review_queue.html#queue", context)
-    if error:
-        messages.error(request, error)
-    else:
-        messages.success(request, f"{len(results)} items decided.")
+    if refused is not None:
+        # The page again with what was chosen, as the htmx answer does.
+        context = _queue(request, item_type, refused, bulk_error=error)
+        return render(request, "curation/review_queue.html", context)
+    messages.success(request, f"{len(results)} items decided.")
     return redirect(f"{reverse('curation:queue')}?type={item_type}")

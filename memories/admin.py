@@ -21,6 +21,7 @@ from memories import models, permissions
 from memories.crypto import keys
 from memories.crypto.fields import SealedJSONField, SealedTextField
 from memories.crypto.providers import KeyUnavailable, require_master_key
+from memories.login import ThrottledAdminLogin
 from memories.services.tenancy.api_keys import api_key_revoke, api_key_state
 
 # Foreign keys whose choices are narrowed to what the user may see.
@@ -112,6 +113,7 @@ class TenantForm(forms.ModelForm):
             "vector_search_enabled",
             "conflict_policy",
             "auto_approve_promotions_above",
+            "webhook_plaintext_allowed",
         ]
 
     def clean_encrypted(self):
@@ -344,6 +346,7 @@ class AuditEntryAdmin(ReadOnlyAdmin):
 
 admin.site.register(models.ClientUserObjectPermission, ReadOnlyAdmin)
 admin.site.register(models.ClientGroupObjectPermission, ReadOnlyAdmin)
+admin.site.login_form = ThrottledAdminLogin  # failed logins counted as on the site's page
 admin.site.site_header = "memoryhub administration"
 admin.site.site_title = "memoryhub admin"
 

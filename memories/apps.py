@@ -8,6 +8,7 @@ class MemoriesConfig(AppConfig):
     verbose_name = "Memories"
 
     def ready(self) -> None:
+        from memories import webhook_admin  # noqa: F401 (registers the webhook pages)
         from memories.api import schema  # noqa: F401 (registers the OpenAPI auth extension)
         from memories.db import forget_inherited_connections
         from memoryhub.observability.request_ids import connect_task_hooks

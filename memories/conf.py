@@ -95,6 +95,16 @@ DEFAULTS: dict[str, Any] = {
     "PROMOTION_REJECT_COOLDOWN_DAYS": 30,  # a rejected memory waits, unless evidence grows
     # profiles
     "PROFILE_MAX_AGE_HOURS": 24,  # the dynamic profile slides with time: rebuild this often
+    # logins (memories/services/tenancy/logins.py): failed attempts without a success
+    # that lock an account, or an address, for the lockout's minutes
+    "LOGIN_MAX_FAILURES": 5,
+    "LOGIN_MAX_FAILURES_PER_ADDRESS": 20,
+    "LOGIN_LOCKOUT_MINUTES": 15,
+    "TRUSTED_PROXIES": 0,  # proxies in front that append to X-Forwarded-For
+    # webhooks (memories/services/webhooks/)
+    "WEBHOOK_TIMEOUT": 5.0,  # seconds a receiver has to answer an attempt
+    "WEBHOOK_MAX_ATTEMPTS": 6,  # then the delivery is given up (failed)
+    "WEBHOOK_RETRY_SECONDS": 30,  # the first retry's wait; each next one waits 4× longer
 }
 
 

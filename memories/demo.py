@@ -37,11 +37,13 @@ class DemoClient:
     login: str | None = None
     parent: str | None = None
     sessions: list[list[tuple[str, str]]] = field(default_factory=list)
-    memories: list[tuple[str, str, str, str]] = field(default_factory=list)  # kind, cat, tier, text
+    # kind, category, tier, text, and what the client said that it rests on (its evidence)
+    memories: list[tuple[str, str, str, str, str]] = field(default_factory=list)
     # text → (times restated, times read): history that makes it a promotion candidate
     history: dict[str, tuple[int, int]] = field(default_factory=dict)
-    # (new text, the memory it contradicts): waits in the review queue for a supervisor
-    conflicts: list[tuple[str, str]] = field(default_factory=list)
+    # (new text, the memory it contradicts, what the client said): waits in the review
+    # queue for a supervisor
+    conflicts: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 CLIENTS = [
@@ -64,11 +66,41 @@ CLIENTS = [
             ],
         ],
         memories=[
-            ("semantic", "preference", "core", "Prefers to be contacted by email, not by phone."),
-            ("semantic", "preference", "core", "Wants quarterly reports in Italian."),
-            ("decision", "", "recall", "Decided not to invest in crypto-assets: too volatile."),
-            ("semantic", "goal", "recall", "Plans to reinvest half of the Milan property sale."),
-            ("semantic", "relationship", "recall", "Her son Marco starts university in Zurich."),
+            (
+                "semantic",
+                "preference",
+                "core",
+                "Prefers to be contacted by email, not by phone.",
+                "Buongiorno, preferisco essere contattata via email, non al telefono.",
+            ),
+            (
+                "semantic",
+                "preference",
+                "core",
+                "Wants quarterly reports in Italian.",
+                "Sì, e preferisco i report trimestrali in italiano.",
+            ),
+            (
+                "decision",
+                "",
+                "recall",
+                "Decided not to invest in crypto-assets: too volatile.",
+                "Ho deciso di non investire in criptovalute, troppo volatili per me.",
+            ),
+            (
+                "semantic",
+                "goal",
+                "recall",
+                "Plans to reinvest half of the Milan property sale.",
+                "Il rogito è fissato per marzo. Vorrei reinvestire metà del ricavato.",
+            ),
+            (
+                "semantic",
+                "relationship",
+                "recall",
+                "Her son Marco starts university in Zurich.",
+                "Mio figlio Marco inizierà l'università a Zurigo a settembre.",
+            ),
         ],
         history={"Plans to reinvest half of the Milan property sale.": (4, 12)},
     ),
@@ -86,8 +118,20 @@ CLIENTS = [
             ]
         ],
         memories=[
-            ("semantic", "preference", "core", "Interested in sustainable ETFs."),
-            ("semantic", "goal", "recall", "Wants to understand how a savings plan works."),
+            (
+                "semantic",
+                "preference",
+                "core",
+                "Interested in sustainable ETFs.",
+                "Mi interessano gli ETF sostenibili.",
+            ),
+            (
+                "semantic",
+                "goal",
+                "recall",
+                "Wants to understand how a savings plan works.",
+                "Ciao, vorrei capire come funziona un piano di accumulo.",
+            ),
         ],
     ),
     DemoClient(
@@ -106,15 +150,48 @@ CLIENTS = [
                 ("client", "We're planning to buy a house in Bristol within two years."),
                 ("client", "My husband James handles the joint account."),
             ],
+            [
+                ("client", "Mornings suit me better now: the children take the school bus."),
+            ],
         ],
         memories=[
-            ("semantic", "preference", "core", "Prefers afternoon meetings."),
-            ("semantic", "goal", "recall", "Plans to buy a house in Bristol within two years."),
-            ("semantic", "relationship", "recall", "Her husband James handles the joint account."),
-            ("operational", "", "recall", "Pension transfer from old employer completing."),
+            (
+                "semantic",
+                "preference",
+                "core",
+                "Prefers afternoon meetings.",
+                "I'd rather meet in the afternoons; mornings are school runs.",
+            ),
+            (
+                "semantic",
+                "goal",
+                "recall",
+                "Plans to buy a house in Bristol within two years.",
+                "We're planning to buy a house in Bristol within two years.",
+            ),
+            (
+                "semantic",
+                "relationship",
+                "recall",
+                "Her husband James handles the joint account.",
+                "My husband James handles the joint account.",
+            ),
+            (
+                "operational",
+                "",
+                "recall",
+                "Pension transfer from old employer completing.",
+                "The transfer from my old employer should complete next week.",
+            ),
         ],
         history={"Her husband James handles the joint account.": (3, 4)},
-        conflicts=[("Prefers morning meetings now.", "Prefers afternoon meetings.")],
+        conflicts=[
+            (
+                "Prefers morning meetings now.",
+                "Prefers afternoon meetings.",
+                "Mornings suit me better now: the children take the school bus.",
+            )
+        ],
     ),
     DemoClient(
         ref="carlos-mendez",
@@ -129,8 +206,20 @@ CLIENTS = [
             ]
         ],
         memories=[
-            ("semantic", "preference", "core", "Prefers calls on Tuesday mornings."),
-            ("semantic", "goal", "recall", "Considering retirement within five years."),
+            (
+                "semantic",
+                "preference",
+                "core",
+                "Prefers calls on Tuesday mornings.",
+                "Prefiero que me llames los martes por la mañana.",
+            ),
+            (
+                "semantic",
+                "goal",
+                "recall",
+                "Considering retirement within five years.",
+                "Estoy pensando en jubilarme dentro de cinco años.",
+            ),
         ],
     ),
 ]
@@ -161,7 +250,7 @@ def seed_demo(*, password: str) -> dict:
         clients[spec.ref] = client
         counts["clients"] += created
         client_assign_advisor(client=client, advisor=users[spec.advisor])
-        events = []
+        said = {}  # what the client said → its event: each memory's evidence
         for number, utterances in enumerate(spec.sessions, start=1):
             started = now - timedelta(days=7 * (len(spec.sessions) - number + 1))
             session = session_get_or_create(
@@ -183,10 +272,10 @@ def seed_demo(*, password: str) -> dict:
                 )
                 counts["events"] += added
                 if speaker == "client":
-                    events.append(event)
+                    said[text] = event
         existing = {m.content: m for m in client.memories.all()}
         first_said = now - timedelta(days=7 * len(spec.sessions) + 30)
-        for kind, category, tier, text in spec.memories:
+        for kind, category, tier, text, source in spec.memories:
             if text in existing:
                 continue
             existing[text] = memory_add(
@@ -199,7 +288,7 @@ def seed_demo(*, password: str) -> dict:
                 importance=0.6,
                 observed_at=first_said,
                 source_kind="import",
-                evidence=events,
+                evidence=[said[source]],
             )
             counts["memories"] += 1
             if tier == Tier.CORE:  # the advisor put it there: the tier job leaves it alone
@@ -215,7 +304,7 @@ def seed_demo(*, password: str) -> dict:
                 Memory.objects.filter(pk=existing[text].pk).update(
                     dup_count=restated, usage_count=reads
                 )
-        for text, contradicted in spec.conflicts:
+        for text, contradicted, source in spec.conflicts:
             if text in existing:
                 continue
             new = memory_add(
@@ -224,8 +313,9 @@ def seed_demo(*, password: str) -> dict:
                 category="preference",
                 content=text,
                 confidence=0.7,
+                observed_at=said[source].observed_at,
                 source_kind="import",
-                evidence=events[-1:],
+                evidence=[said[source]],
             )
             Relation.objects.create(
                 tenant_id=tenant.pk,

@@ -27,3 +27,9 @@ class DomainError(Exception):
 class Conflict(DomainError):
     status_code = HTTPStatus.CONFLICT
     code = "conflict"
+
+
+class IdempotencyConflict(Conflict):
+    """An ``external_id`` already names an event with other content."""
+
+    code = "idempotency_conflict"

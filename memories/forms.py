@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from memories.models import LIVE_STATUSES, Kind, Status, Tier
 from memories.services.retrieval import Filters
+from memories.timebounds import EARLIEST_DAY, too_early
 
 TIER_NAMES = [(t.value, t.value.title()) for t in Tier]
 STATUS_LIVE = "live"
@@ -42,6 +43,9 @@ class MemoryFilterForm(forms.Form):
         # The stubs allow None (an override may return it); Form.clean returns cleaned_data.
         data = cast(dict[str, Any], super().clean())
         since, until = data.get("since"), data.get("until")
+        for name, day in (("since", since), ("until", until)):
+            if day and too_early(day):
+                self.add_error(name, f"Memory starts on {EARLIEST_DAY.isoformat()}.")
         if since and until and since > until:
             self.add_error("until", "The end date is before the start date: swap them.")
         return data
@@ -54,14 +58,13 @@ class MemoryFilterForm(forms.Form):
             return tuple(Status.values)
         return (status,)
 
-    def filters(self, *, readable_tiers: tuple[str, ...] = ()) -> Filters:
+    def filters(self) -> Filters:
+        """What was asked, as the search's filters (``permissions.readable_filters`` then
+        narrows them to what the user may read)."""
         data = self.cleaned_data
-        tier: tuple[str, ...] = (data["tier"],) if data.get("tier") else ()
-        if readable_tiers:
-            tier = tuple(t for t in tier if t in readable_tiers) or readable_tiers
         status = data.get("status") or STATUS_LIVE
         return Filters(
-            tier=tier,
+            tier=(data["tier"],) if data.get("tier") else (),
             kind=(data["kind"],) if data.get("kind") else (),
             # live is the search's own default, which also leaves out expired memories
             status=() if status == STATUS_LIVE else self.statuses(),
@@ -84,3 +87,21 @@ class TierForm(forms.Form):
         label="Pin: automatic moves leave it here", required=False, initial=True
     )
     reason = forms.CharField(label="Reason", required=False, max_length=300)
+
+
+class CorrectionForm(forms.Form):
+    """A person's correction of a live memory: the right statement and why."""
+
+    content = forms.CharField(
+        label="What is right", max_length=2000, strip=True, widget=forms.Textarea(attrs={"rows": 3})
+    )
+    reason = forms.CharField(label="Why", max_length=300, strip=True)
+
+
+class ForgetForm(forms.Form):
+    reason = forms.CharField(label="Why forget it", max_length=300, strip=True)
+
+
+class UndoForm(forms.Form):
+    entry = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    reason = forms.CharField(label="Why undo it", required=False, max_length=300, strip=True)

@@ -47,7 +47,16 @@ def refresh_ranking(tenant_id: str | None = None) -> str:
     return _job("refresh_ranking", tenant_id)
 
 
-def roll_up_accesses() -> dict:
-    from memories.services.jobs.accesses import accesses_roll_up
+def roll_up_accesses(tenant_id: str | None = None) -> str:
+    return _job("roll_up_accesses", tenant_id)
 
-    return accesses_roll_up()
+
+def webhooks(tenant_id: str | None = None) -> str:
+    return _job("webhooks", tenant_id)
+
+
+def webhook_deliveries_send(delivery_ids: list[str]) -> dict:
+    """The deliveries a write made, sent as soon as it committed (``webhooks`` retries)."""
+    from memories.services.webhooks.delivery import deliveries_send
+
+    return deliveries_send(delivery_ids)

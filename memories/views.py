@@ -16,10 +16,11 @@ from django.views.decorators.http import require_POST, require_safe
 
 from memories import permissions
 from memories.errors import DomainError
-from memories.forms import TierForm
-from memories.models import Evidence, Membership
+from memories.forms import CorrectionForm, ForgetForm, TierForm, UndoForm
+from memories.models import LIVE_STATUSES, Evidence, Membership
+from memories.selectors.audit import pending_undo
 from memories.selectors.lineage import lineage_of
-from memories.selectors.memory import linked_for
+from memories.selectors.memory import linked_for, status_change
 from memories.services.write.lifecycle import memory_set_tier
 
 # How a relation reads from the memory at its target ("A updates B": B "is updated by" A).
@@ -50,8 +51,13 @@ def home(request):
 
 @login_required
 def memory_detail(request, memory_id):
+    return memory_page(request, permissions.memory_for_read(request.user, None, memory_id))
+
+
+def memory_page(request, memory, *, status: int = 200, **changes):
+    """The memory's page; ``changes`` the correct / forget / undo panel's bound forms and
+    error, when a post of one of them is refused (``correction_views``)."""
     user = request.user
-    memory = permissions.memory_for_read(user, None, memory_id)
     visible = permissions.memories_visible_to(user, memory.tenant)
     linked = linked_for(user, memory)
     history = permissions.can_read_history(user, memory.client)
@@ -73,15 +79,33 @@ def memory_detail(request, memory_id):
             for r in linked.relations
         ],
         "lineage": lineage_of(memory, visible=visible),
+        "change": status_change(user, memory, linked),
         **_tier_context(user, memory),
+        **_changes_context(user, memory, **changes),
     }
-    return render(request, "memories/memory_detail.html", context)
+    return render(request, "memories/memory_detail.html", context, status=status)
+
+
+def _changes_context(user, memory, **bound) -> dict:
+    """The correct and forget forms for those who may write a live memory; the undo of its
+    latest correction or forget for supervisors; the audit trail's link for its readers."""
+    undo = pending_undo(memory) if permissions.can_undo_change(user, memory) else None
+    return {
+        "can_change": memory.status in LIVE_STATUSES and permissions.can_write_memory(user, memory),
+        "can_read_audit": permissions.can_read_audit(user, memory.client),
+        "correction_form": CorrectionForm(),
+        "forget_form": ForgetForm(),
+        "undo_form": UndoForm(initial={"entry": undo.pk} if undo else None),
+        "undo_entry": undo,
+        **bound,
+    }
 
 
 def _tier_context(user, memory, form=None, **extra) -> dict:
     return {
         "memory": memory,
-        "can_override_tier": permissions.can_override_tier(user, memory),
+        # A memory out of every answer has no tier to set (memory_set_tier refuses it).
+        "can_override_tier": permissions.can_override_tier(user, memory) and memory.is_latest,
         "tier_form": form or TierForm(initial={"tier": memory.tier, "pin": True}),
         **extra,
     }

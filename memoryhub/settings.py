@@ -77,11 +77,14 @@ INSTALLED_APPS = [
     "memories",
     "curation",
     "profiles",
+    "mcp_server",
 ]
 
 MIDDLEWARE = [
+    "memories.middleware.ServerHeaderMiddleware",
     "memoryhub.observability.request_ids.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "memories.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -90,6 +93,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "memories.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "memoryhub.urls"
@@ -180,6 +184,20 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SECURE_REFERRER_POLICY = "same-origin"
+# Content-Security-Policy (memories/middleware.py): this origin's files only, no inline
+# script or style, no plugins, no framing, forms post here only.
+SECURE_CSP = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'"],
+    "img-src": ["'self'", "data:"],
+    "font-src": ["'self'"],
+    "connect-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'none'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+}
 HTTPS = not DEBUG and env_bool("MEMORYHUB_HTTPS", DEPLOYED)
 if HTTPS:
     SESSION_COOKIE_SECURE = True
@@ -198,9 +216,9 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["memories.api.parsers.CheckedJSONParser"],
     "EXCEPTION_HANDLER": "memories.api.errors.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "memories.api.schema.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # Per API key (memories/api/throttling.py); "off" lifts a limit.
     "DEFAULT_THROTTLE_RATES": {
@@ -213,7 +231,8 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "memoryhub agent API",
     "DESCRIPTION": "Persistent, hierarchical memory for AI agents. Authenticate with "
     "`Authorization: Bearer <api key>` (manage.py create_api_key). Errors are "
-    '`{"error": {"code", "message", "fields"}}` with a 4xx status.',
+    '`{"error": {"code", "message", "fields"}}` with a 4xx status. No text may contain '
+    "a NUL character (U+0000), which PostgreSQL cannot store: a request with one is refused.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
@@ -221,6 +240,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "SCHEMA_PATH_PREFIX": "/api/v1",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "memories.api.links.add_links",  # which answer feeds which call
+    ],
 }
 
 # --- Background jobs (django-q2). ORM broker by default; Redis when REDIS_URL is set. ---
@@ -254,6 +277,10 @@ MEMORYHUB_MASTER_KEY = env("MEMORYHUB_MASTER_KEY", "")  # 32 bytes, base64
 MEMORYHUB_MASTER_KEYS_OLD = env("MEMORYHUB_MASTER_KEYS_OLD", "")  # during a rotation
 MEMORYHUB_KEY_PROVIDER = env("MEMORYHUB_KEY_PROVIDER", "memories.crypto.providers.LocalKeyProvider")
 
+# Webhook URLs that resolve to loopback, private or link-local addresses are refused when
+# deployed (a tenant's URL must not reach the server's own network); allowed locally.
+MEMORYHUB_WEBHOOK_ALLOW_PRIVATE = env_bool("MEMORYHUB_WEBHOOK_ALLOW_PRIVATE", not DEPLOYED)
+
 # --- Observability (memoryhub/observability/): JSON logs with the request id, one access
 # line per request, Prometheus metrics at /metrics for the holder of the token. ---
 MEMORYHUB_METRICS_TOKEN = env("MEMORYHUB_METRICS_TOKEN")
@@ -262,7 +289,10 @@ LOG_LEVEL = env("MEMORYHUB_LOG_LEVEL", "INFO")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "memoryhub.observability.request_ids.RequestIdFilter"}},
+    "filters": {
+        "request_id": {"()": "memoryhub.observability.request_ids.RequestIdFilter"},
+        "expected_denials": {"()": "memoryhub.logfilters.ExpectedDenials"},
+    },
     "formatters": {
         "json": {"()": "memoryhub.observability.logs.JsonFormatter"},
         "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
@@ -278,6 +308,7 @@ LOGGING = {
     "loggers": {
         "memoryhub": {"level": LOG_LEVEL},
         "memories": {"level": LOG_LEVEL},
+        "django.request": {"filters": ["expected_denials"]},
         # django-q2 adds a handler of its own unless its logger has one.
         "django-q": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
     },

@@ -1,10 +1,13 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 from curation import urls as curation_urls
+from mcp_server.views import mcp_needs_asgi
+from memories import login, views
 from memories import urls as memory_pages
-from memories import views
 from memories.api.urls import api_urlpatterns
 from memoryhub.observability.metrics import metrics_view
 from profiles import urls_pages as profile_pages
@@ -12,7 +15,9 @@ from profiles.urls import api_urlpatterns as profile_api_urlpatterns
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    # Browsers ask for it whatever the page says (the admin, the API docs, JSON answers).
+    path("favicon.ico", RedirectView.as_view(url=static("memoryhub/icon.svg"), permanent=True)),
+    path("login/", login.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("metrics", metrics_view, name="metrics"),
@@ -21,6 +26,8 @@ urlpatterns = [
     path("", include((memory_pages.page_urlpatterns, "memories"))),
     path("", include((profile_pages.page_urlpatterns, "profiles"))),
     path("review/", include((curation_urls.page_urlpatterns, "curation"))),
+    # Only reached under WSGI: the ASGI application routes /mcp/ to the MCP transport.
+    path("mcp/", mcp_needs_asgi, name="mcp"),
 ]
 
 handler404 = "memories.api.errors.page_not_found"

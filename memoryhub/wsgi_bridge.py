@@ -81,13 +81,17 @@ class WsgiBridge:
         ]
         return int(started["status"].split(" ", 1)[0]), headers, b"".join(written)
 
+    async def aclose(self) -> None:
+        """Let the requests in flight finish, then stop the threads (at shutdown)."""
+        await asyncio.get_running_loop().run_in_executor(None, self.executor.shutdown)
+
     async def _lifespan(self, receive, send) -> None:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                self.executor.shutdown(wait=True)
+                await self.aclose()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 

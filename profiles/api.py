@@ -1,4 +1,5 @@
-"""POST /api/v1/context/: profile, core and relevant memories, and prompt-ready text."""
+"""POST /api/v1/context/: profile, core and relevant memories, and prompt-ready text;
+GET /api/v1/clients/{ref}/profile/: the profile and core memories alone."""
 
 from __future__ import annotations
 
@@ -10,16 +11,24 @@ from memories.api import docs
 from memories.api.base import BaseApiView, tenant_of
 from memories.api.inputs import ContextInSerializer
 from memories.api.outputs import hit_data
-from memories.api.shapes import ContextOutSerializer
-from profiles.services.context import context_build
+from memories.api.shapes import ClientProfileOutSerializer, ContextOutSerializer
+from profiles.services.context import client_profile, context_build
 
 
-def _core_data(memory) -> dict:
+def _core_data(memory, disputed_by: dict) -> dict:
     return {
         "id": str(memory.pk),
         "content": memory.content,
         "kind": memory.kind,
         "category": memory.category,
+        "disputed_by": disputed_by.get(str(memory.pk), []),
+    }
+
+
+def _profile_data(profile: dict, disputed_by: dict) -> dict:
+    return {
+        half: [{**e, "disputed_by": disputed_by.get(e["memory"], [])} for e in entries]
+        for half, entries in profile.items()
     }
 
 
@@ -49,11 +58,40 @@ class ContextApi(BaseApiView):
             k=data["k"],
             with_evidence=True,
         )
+        disputed_by = context["disputed_by"]
         return Response(
             {
-                "profile": context["profile"],
-                "core": [_core_data(m) for m in context["core"]],
-                "memories": [hit_data(h) for h in context["hits"]],
+                "profile": _profile_data(context["profile"], disputed_by),
+                "core": [_core_data(m, disputed_by) for m in context["core"]],
+                "memories": [
+                    {**hit_data(h), "disputed_by": disputed_by.get(str(h.memory.pk), [])}
+                    for h in context["hits"]
+                ],
                 "text": context["text"],
+            }
+        )
+
+
+class ClientProfileApi(BaseApiView):
+    """What memoryhub holds as the client's profile, and their core memories: the part of
+    the context that does not depend on a message (the MCP server's resources)."""
+
+    @extend_schema(
+        parameters=[docs.CLIENT_REF_PARAMETER],
+        responses={
+            **docs.ok(ClientProfileOutSerializer, "the profile", docs.CLIENT_PROFILE),
+            **docs.errors(401, 404, 429),
+        },
+        summary="A client's profile (stable facts, recent activity) and core memories",
+        operation_id="client_profile",
+    )
+    def get(self, request, ref):
+        client = permissions.client_for_read(request.user, tenant_of(request), ref)
+        held = client_profile(user=request.user, client=client)
+        return Response(
+            {
+                "client": client.external_ref,
+                "profile": _profile_data(held["profile"], held["disputed_by"]),
+                "core": [_core_data(m, held["disputed_by"]) for m in held["core"]],
             }
         )

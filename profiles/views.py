@@ -14,7 +14,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Count, OuterRef, Q, Subquery
+from django.db.models import Count, F, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -23,15 +23,31 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django_htmx.http import push_url
 
+from curation.queue import open_conflict_count
 from memories import permissions
 from memories.forms import STATUS_LIVE, MemoryFilterForm
 from memories.models import LIVE_STATUSES, Client, Event, Memory, unexpired
+from memories.selectors.contradictions import has_contradictory_facts
 from memories.services.client_data.erasure import client_erase
 from memories.services.retrieval import memories_search
+from profiles.client_panels import attach_produced, client_panels
 from profiles.services.context import core_memories
 from profiles.services.profile import profile_for
 
 CLIENTS_PER_PAGE = 25
+_BY_NAME = ("tenant__slug", "display_name", "external_ref")
+CLIENT_SORTS = {
+    "name": _BY_NAME,
+    "memories": ("-live_memories", *_BY_NAME),
+    "conflicts": ("-open_conflicts", "-shared_facts", *_BY_NAME),
+    "heard": (F("last_event_at").desc(nulls_last=True), *_BY_NAME),
+}
+CLIENT_SORT_LABELS = {
+    "name": "Name",
+    "memories": "Most memories",
+    "conflicts": "Open conflicts first",
+    "heard": "Last heard",
+}
 SEARCH_RESULTS = 20
 MEMORIES_PER_PAGE = 20
 EVENTS_PER_PAGE = 30
@@ -47,7 +63,8 @@ def client_list(request):
         if permissions.own_client(user) is not None:
             return redirect("profiles:mine")
         raise PermissionDenied("Your role has no clients to browse.")
-    query = request.GET.get("q", "").strip()[:200]
+    # No reference or name holds a NUL (PostgreSQL text cannot): it only breaks the query.
+    query = request.GET.get("q", "").replace("\x00", "").strip()[:200]
     visible = Q()
     for tenant in tenants:
         visible |= Q(pk__in=permissions.clients_visible_to(user, tenant).values("pk"))
@@ -68,16 +85,26 @@ def client_list(request):
         .order_by("-observed_at")
         .values("observed_at")[:1]
     )
+    sort = request.GET.get("sort", "")
+    sort = sort if sort in CLIENT_SORTS else "name"
     clients = (
         clients.select_related("tenant")
-        .annotate(live_memories=Coalesce(Subquery(live), 0), last_event_at=Subquery(last))
-        .order_by("tenant__slug", "display_name", "external_ref")
+        .annotate(
+            live_memories=Coalesce(Subquery(live), 0),
+            last_event_at=Subquery(last),
+            open_conflicts=open_conflict_count(),
+            shared_facts=has_contradictory_facts(),
+        )
+        .order_by(*CLIENT_SORTS[sort])
     )
     page = Paginator(clients, CLIENTS_PER_PAGE).get_page(request.GET.get("page"))
+    kept = {k: v for k, v in (("q", query), ("sort", sort if sort != "name" else "")) if v}
     context = {
         "page": page,
         "query": query,
-        "pager_qs": urlencode({"q": query}) if query else "",
+        "sort": sort,
+        "sorts": CLIENT_SORT_LABELS,
+        "pager_qs": urlencode(kept),
         "many_tenants": len(tenants) > 1,
     }
     template = "profiles/client_list.html"
@@ -96,6 +123,7 @@ def client_detail(request, client_id):
         "profile": profile_for(client),
         "core": core_memories(client),
         "can_erase": permissions.can_erase_client(request.user, client),
+        **client_panels(request.user, client),
         **_memory_results(request, client),
         **_timeline(request, client),
     }
@@ -157,7 +185,7 @@ def _memory_results(request, client) -> dict:
             client=client,
             query=data["q"],
             k=SEARCH_RESULTS,
-            filters=form.filters(readable_tiers=permissions.readable_tiers(request.user, client)),
+            filters=permissions.readable_filters(request.user, client, form.filters()),
             record_access=False,
         )
         return {**base, "mode": "search", "items": [_item(h.memory, h) for h in hits]}
@@ -191,7 +219,9 @@ def _item(memory, hit=None) -> dict:
 
 def _timeline(request, client) -> dict:
     events = Event.objects.filter(client=client).select_related("session").order_by("-observed_at")
-    return {"events": Paginator(events, EVENTS_PER_PAGE).get_page(request.GET.get("events"))}
+    page = Paginator(events, EVENTS_PER_PAGE).get_page(request.GET.get("events"))
+    attach_produced(request.user, client, page.object_list)
+    return {"events": page}
 
 
 @login_required

@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 
 from memories.models import Client, Memory, Role, Tenant
 from memories.services.embedding.providers import reset_chain
+from memories.services.llm import reset_llm_breaker
 from memories.services.tenancy.members import client_assign_advisor
 from tests import factories
 from tests.fakes import FakeProviderServer
@@ -20,11 +21,13 @@ from tests.fakes import FakeProviderServer
 
 @pytest.fixture(autouse=True)
 def _fresh_embedding_chain():
-    """The chain is process-wide (its breakers must outlive a request); tests that change
-    provider settings get one built from their settings."""
+    """The chain and the model's breaker are process-wide (breakers must outlive a
+    request); tests that change provider settings get ones built from their settings."""
     reset_chain()
+    reset_llm_breaker()
     yield
     reset_chain()
+    reset_llm_breaker()
 
 
 @pytest.fixture

@@ -52,14 +52,14 @@ QUERIES = [
 ]
 
 
-def ingest_corpus(*, user, tenant, client="ana-7", corpus=CORPUS, session="s-1"):
+def ingest_corpus(*, user, tenant, client="ana-7", corpus=CORPUS, session="s-1", ids="e"):
     items = [
         EventInput(
             client=client,
             content=text,
             session=session,
             speaker="client",
-            external_id=f"e-{i}",
+            external_id=f"{ids}-{i}",
             observed_at=BASE + timedelta(minutes=i),
             metadata={"note": text},
         )

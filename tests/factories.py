@@ -175,6 +175,25 @@ class AuditEntryFactory(factory.django.DjangoModelFactory[models.AuditEntry]):
     object_id = factory.Faker("uuid4")
 
 
+class WebhookEndpointFactory(factory.django.DjangoModelFactory[models.WebhookEndpoint]):
+    class Meta:
+        model = models.WebhookEndpoint
+
+    tenant = factory.SubFactory(TenantFactory)
+    url = "https://hooks.example.com/memoryhub"
+    events = factory.LazyFunction(lambda: list(models.WebhookEvent.values))
+
+
+class WebhookDeliveryFactory(factory.django.DjangoModelFactory[models.WebhookDelivery]):
+    class Meta:
+        model = models.WebhookDelivery
+
+    endpoint = factory.SubFactory(WebhookEndpointFactory)
+    tenant = factory.SelfAttribute("endpoint.tenant")
+    event = models.WebhookEvent.MEMORY_ADDED
+    payload = factory.LazyFunction(lambda: {"client": "emma", "memories": []})
+
+
 def api_key_for(user, tenant) -> tuple[models.ApiKey, str]:
     """A key through the real service (the only place that knows the format)."""
     return api_keys.api_key_create(tenant=tenant, user=user)

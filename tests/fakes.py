@@ -1,6 +1,7 @@
 """A local HTTP server on 127.0.0.1 that speaks the Voyage and OpenAI protocols
-(embeddings and chat completions), with scripted failures: 429, 500, timeouts and
-malformed answers. The product's real clients talk to it; nothing is patched."""
+(embeddings and chat completions), with scripted failures: 429, 500, timeouts, requests
+that hang until the test lets them go, and malformed answers. The product's real clients
+talk to it; nothing is patched."""
 
 from __future__ import annotations
 
@@ -31,8 +32,9 @@ def fake_vector(text: str, dimension: int) -> list[float]:
 
 class FakeProviderServer:
     """``script`` holds what the next requests get: "ok", "429", "500", "timeout", "short"
-    (one vector too few), "wrong_dim"; when empty every request is "ok". ``scripts[model]``
-    does the same for one model only."""
+    (one vector too few), "wrong_dim", "hang" (no answer until ``release`` is set, then
+    "ok"); when empty every request is "ok". ``scripts[model]`` does the same for one
+    model only. ``requests`` lists every request as it arrives, before it is answered."""
 
     def __init__(self, *, timeout_sleep: float = 2.0):
         self.script: deque[str] = deque()
@@ -40,6 +42,8 @@ class FakeProviderServer:
         self.requests: list[dict] = []
         self.chat_reply: dict | str = {"memories": []}
         self.timeout_sleep = timeout_sleep
+        self.release = threading.Event()
+        self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -52,11 +56,17 @@ class FakeProviderServer:
         return self
 
     def __exit__(self, *exc):
+        self.release.set()  # nothing stays hung past the test
         self._server.shutdown()
         self._server.server_close()
 
     def paths(self) -> list[str]:
         return [r["path"] for r in self.requests]
+
+    def received(self, model: str) -> int:
+        """How many requests for ``model`` have arrived (answered or not)."""
+        with self._lock:
+            return sum(r["body"].get("model") == model for r in self.requests)
 
     def _handler(self):
         fake = self
@@ -68,11 +78,15 @@ class FakeProviderServer:
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                fake.requests.append(
-                    {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
-                )
-                queue = fake.scripts.get(body.get("model", "")) or fake.script
-                mode = queue.popleft() if queue else "ok"
+                with fake._lock:
+                    fake.requests.append(
+                        {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
+                    )
+                    queue = fake.scripts.get(body.get("model", "")) or fake.script
+                    mode = queue.popleft() if queue else "ok"
+                if mode == "hang":
+                    fake.release.wait()
+                    mode = "ok"
                 if mode == "timeout":
                     time.sleep(fake.timeout_sleep)
                     return self._reply(500, {"error": {"message": "too late"}})

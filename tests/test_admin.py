@@ -29,6 +29,9 @@ def one_of_everything(personas):
     factories.JobRunFactory.create(tenant=personas.tenant)
     factories.AuditEntryFactory.create(tenant=personas.tenant)
     factories.api_key_for(personas.advisor, personas.tenant)
+    factories.WebhookDeliveryFactory.create(
+        endpoint__tenant=personas.tenant, client=personas.client
+    )
     MemoryAccess.objects.create(memory=memory, client=memory.client)
     group = Group.objects.create(name="compliance")
     assign_perm("memories.advise_client", group, personas.client)
@@ -79,3 +82,10 @@ def test_non_staff_cannot_open_the_admin(client, personas):
     response = client.get(reverse("admin:memories_memory_changelist"))
     assert response.status_code == 302
     assert "/admin/login/" in response["Location"]
+
+
+def test_the_admin_index_spells_memory_accesses(client, personas):
+    client.force_login(personas.admin)
+    page = client.get(reverse("admin:index")).content.decode()
+    assert ">Memory accesses<" in page
+    assert "accesss" not in page

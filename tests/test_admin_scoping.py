@@ -30,6 +30,7 @@ def _everything_of(client, key_user, tenant):
     factories.JobRunFactory.create(tenant=tenant)
     factories.AuditEntryFactory.create(tenant=tenant)
     factories.api_key_for(key_user, tenant)
+    factories.WebhookDeliveryFactory.create(endpoint__tenant=tenant, client=client)
     MemoryAccess.objects.create(memory=memory, client=client)
     assign_perm("memories.advise_client", Group.objects.get_or_create(name="desk")[0], client)
     return memory

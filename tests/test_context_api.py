@@ -115,6 +115,7 @@ def test_a_client_gets_only_their_core(api_client, personas, post_event):
                 "content": "Prefers email.",
                 "kind": "semantic",
                 "category": "fact",
+                "disputed_by": [],
             }
         ],
         "memories": [],

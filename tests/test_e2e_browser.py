@@ -166,8 +166,8 @@ def test_supervisor_resolves_a_conflict_and_the_old_memory_leaves_search(page, p
     shot(page, "review-conflicts-375", width=375)
 
     card.get_by_label("Reason").fill("Confirmed on the phone.")
-    card.get_by_role("button", name="Accept new").click()
-    page.get_by_text("The new statement was accepted").wait_for()
+    card.get_by_role("button", name="Keep the more recent").click()
+    page.get_by_text("Kept “Prefers to be contacted by phone.”").wait_for()
     shot(page, "review-decided")
     item.refresh_from_db()
     assert (item.state, item.decision, item.reason) == (
@@ -278,7 +278,11 @@ def test_keyboard_reaches_a_client_and_sees_where_focus_is(page, personas):
     page.get_by_label("Find a client").focus()
     page.keyboard.type("emm")
     page.locator("#client-rows").get_by_role("link").first.wait_for()
-    page.wait_for_function("document.querySelectorAll('.client-list li').length === 1")
+    # A locator waits in Playwright's own world: a predicate string would be an eval, which
+    # the pages' Content-Security-Policy refuses.
+    from playwright.sync_api import expect
+
+    expect(page.locator(".client-list li")).to_have_count(1)
     page.keyboard.press("Tab")
     page.keyboard.press("Tab")  # past the Find button, to the only client
     focused = page.evaluate("document.activeElement.textContent")

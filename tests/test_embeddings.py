@@ -5,11 +5,8 @@ from collections import deque
 
 import pytest
 
-from memories.services.embedding.providers import (
-    AllProvidersFailed,
-    CircuitBreaker,
-    get_chain,
-)
+from memories.services.breaker import CircuitBreaker
+from memories.services.embedding.providers import AllProvidersFailed, get_chain
 from tests.fakes import fake_vector
 
 
@@ -85,19 +82,26 @@ def test_large_inputs_are_sent_in_batches(remote_providers):
     assert [len(r["body"]["input"]) for r in remote_providers.requests] == [128, 128, 44]
 
 
+def _fail(breaker):
+    permit = breaker.acquire()
+    assert permit is not None
+    breaker.release(permit, ok=False)
+
+
 def test_breaker_forgets_failures_outside_the_window():
     now = [0.0]
     breaker = CircuitBreaker(failures=3, window=30, cooldown=30, clock=lambda: now[0])
     for t in (0, 10, 31):
         now[0] = t
-        breaker.record_failure()
+        _fail(breaker)
     assert breaker.state == "closed"  # only two within any 30 s
     now[0] = 35
-    breaker.record_failure()
+    _fail(breaker)
     assert breaker.state == "open"
+    assert breaker.acquire() is None
     now[0] = 64
     assert breaker.state == "open"
     now[0] = 65
     assert breaker.state == "half_open"
-    breaker.record_failure()
+    _fail(breaker)
     assert breaker.state == "open"

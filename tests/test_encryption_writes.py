@@ -13,7 +13,7 @@ from django.db.models import F
 from curation.models import ReviewItem
 from memories.crypto import blind
 from memories.crypto.queryset import SealedQuerySet
-from memories.models import Event, Memory, Tenant
+from memories.models import Event, Memory, Tenant, WebhookDelivery
 from memories.services.tenancy.encryption import sealed_models, tenant_create, tenant_encrypt
 from memories.services.write.records import event_record, memory_add
 from profiles.models import Profile
@@ -44,9 +44,15 @@ def _stored_reason(item) -> str:
 
 
 def test_every_model_with_sealed_fields_seals_its_updates():
-    assert {model for model, _ in sealed_models()} == {Event, Memory, ReviewItem, Profile}
+    assert {model for model, _ in sealed_models()} == {
+        Event,
+        Memory,
+        ReviewItem,
+        Profile,
+        WebhookDelivery,
+    }
     for model, _ in sealed_models():
-        # type[Model] declares no `objects`; each of these four models does.
+        # type[Model] declares no `objects`; each of these models does.
         assert isinstance(model.objects.all(), SealedQuerySet), model  # type: ignore[attr-defined]
 
 

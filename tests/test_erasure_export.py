@@ -77,8 +77,12 @@ def test_erasure_then_queued_work_resurrects_nothing(setup, django_capture_on_co
     tenant, _, api = setup
     with django_capture_on_commit_callbacks() as queued:  # work queued by a late write
         ingest_corpus(
-            user=tenant.memberships.get().user, tenant=tenant, corpus=["I now prefer tea."]
+            user=tenant.memberships.get().user,
+            tenant=tenant,
+            corpus=["I now prefer tea."],
+            ids="late",  # a new event (e-0 names the corpus's first)
         )
+    assert queued  # the late write stored something and queued work for it
     api.delete("/api/v1/clients/ana-7/")
     for callback in queued:
         callback()

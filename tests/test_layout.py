@@ -19,7 +19,7 @@ from django.core.management import call_command
 from django.utils.module_loading import import_string
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ("memories", "curation", "profiles", "memoryhub")
+APPS = ("memories", "curation", "profiles", "mcp_server", "memoryhub")
 # One table each (cue patterns, schema examples): splitting them would scatter one idea.
 TABLES = {"memories/services/extraction/patterns.py", "memories/api/docs.py"}
 MAX_LINES = 400

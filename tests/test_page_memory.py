@@ -183,3 +183,31 @@ def test_tier_override_needs_post(client, personas, chain):
     client.force_login(personas.supervisor)
     response = client.get(reverse("memories:memory-tier", args=[chain["second"].pk]))
     assert response.status_code == 405
+
+
+def test_a_memory_out_of_the_answers_has_no_tier_to_set(client, personas, chain):
+    superseded = chain["first"]
+    client.force_login(personas.supervisor)
+    page = client.get(reverse("memories:memory", args=[superseded.pk])).content.decode()
+    assert "Move to tier" not in page
+    assert 'class="badge tier-' not in page.split('id="memory-badges"')[1].split("</div>")[0]
+    before = db_state()
+    response = client.post(
+        reverse("memories:memory-tier", args=[superseded.pk]),
+        {"tier": "core", "pin": "on"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200
+    assert "This memory is superseded: it is in no answer, so it has no tier to set." in (
+        response.content.decode()
+    )
+    assert db_state() == before
+
+
+def test_a_memory_updated_by_a_newer_statement_links_to_it(client, personas, chain):
+    client.force_login(personas.supervisor)
+    page = client.get(reverse("memories:memory", args=[chain["first"].pk])).content.decode()
+    url = reverse("memories:memory", args=[chain["second"].pk])
+    assert f'Why superseded: <a href="{url}">“Prefers phone calls.”</a>, a newer statement, ' in (
+        page
+    )

@@ -70,10 +70,11 @@ def test_queue_permissions(client, personas, conflict, persona):
 def test_queue_shows_conflicts_side_by_side_with_evidence(client, personas, conflict):
     client.force_login(personas.supervisor)
     page = client.get(reverse("curation:queue")).content.decode()
-    assert page.index("Prefers email.") < page.index("Prefers phone.")  # old left, new right
+    # said earlier left, said more recently right
+    assert page.index("Prefers email.") < page.index("Prefers phone.")
     assert "Email is best for me." in page and "Actually, call me." in page
     assert "0.90" in page and "0.60" in page  # confidence
-    for label in ("Keep old", "Accept new", "Keep both", "Merge"):
+    for label in ("Keep the earlier", "Keep the more recent", "Keep both", "Merge"):
         assert f">{label}</button>" in page
     assert response_counts(client) == {"conflict": 1, "promotion": 0}
 
@@ -87,7 +88,10 @@ def test_queue_shows_promotion_score_components(client, personas, promotion):
     page = client.get(reverse("curation:queue"), {"type": "promotion"}).content.decode()
     assert "Never invests in crypto." in page
     assert "Promotion score 0.83" in page and "recommended" in page
-    assert '<th scope="row">Evidence</th>' in page and 'style="width: 90%"' in page
+    assert (
+        '<th scope="row">Evidence</th>' in page
+        and '<progress class="bar" max="100" value="90"' in page
+    )
     assert '<th scope="row">Recency</th>' in page and "0.20" in page
 
 
@@ -121,7 +125,7 @@ def test_decide_permissions(client, personas, conflict, persona):
     )
     assert Memory.objects.get(pk=conflict.other_memory_id).status == "superseded"
     body = response.content.decode()
-    assert "The new statement was accepted" in body
+    assert "Kept “Prefers phone.”; “Prefers email.” is superseded" in body
     assert "<html" not in body  # the card alone, swapped in place
     assert '<span class="count" id="count-conflict" hx-swap-oob="true">0</span>' in body
 
@@ -132,7 +136,7 @@ def test_decide_without_htmx_redirects_to_the_queue_with_the_outcome(client, per
         reverse("curation:decide", args=[conflict.pk]), {"decision": "keep_old"}, follow=True
     )
     assert response.redirect_chain == [(reverse("curation:queue") + "?type=conflict", 302)]
-    assert "The old statement was kept" in response.content.decode()
+    assert "Kept “Prefers email.”; “Prefers phone.” is superseded" in response.content.decode()
     assert Memory.objects.get(pk=conflict.memory_id).status == "superseded"
 
 
@@ -289,3 +293,18 @@ def test_a_scored_promotion_shows_each_component_with_its_weight(client, persona
         ("Reads", None, None, "5"),  # the counts after, as jsonb orders them
         ("Restated", None, None, "4"),
     ]
+
+
+def test_a_refused_bulk_form_comes_back_as_it_was_sent_without_htmx(client, personas, promotion):
+    client.force_login(personas.supervisor)
+    before = db_state()
+    response = client.post(
+        reverse("curation:bulk"),
+        {"type": "promotion", "items": [promotion.pk], "decision": "reject", "reason": ""},
+    )
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "Say why you reject it" in page
+    assert '<option value="reject" selected>Reject</option>' in page
+    assert f'id="select-{promotion.pk}" checked' in page
+    assert db_state() == before

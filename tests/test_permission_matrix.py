@@ -20,7 +20,8 @@ import pytest
 from django.test import Client as PageClient
 from rest_framework.test import APIClient
 
-from memories.models import Tier
+from memories.models import AuditEntry, Tier
+from memories.services.write.lifecycle import memory_forget
 from tests import factories
 from tests.snapshot import take
 
@@ -77,6 +78,12 @@ def _only_core(response, world, persona):
         assert body["profile"] == {"static": [], "dynamic": []}
 
 
+def _no_profile_for_a_client(response, world, persona):
+    """The own client's login gets its core memories and no profile."""
+    if persona == "client":
+        assert response.json()["profile"] == {"static": [], "dynamic": []}
+
+
 def _sees_acme_only_as_acme(response, world, persona):
     """The outsider's answers never hold this tenant's content."""
     if persona == "outsider":
@@ -93,6 +100,12 @@ API_405 = cells(405)
 OPEN_200, OPEN_405 = cells(200, anonymous=200), cells(405, anonymous=405)
 
 DECIDE = cells(200, advisor=403, outsider=404, advisor2=404, client=404, heir=404)
+# Webhooks: the tenant's supervisors and admins; an endpoint is invisible to anyone else.
+WEBHOOKS_LIST, WEBHOOKS_ADD = (
+    cells(403, supervisor=200, admin=200),
+    cells(403, supervisor=201, admin=201),
+)
+WEBHOOK_DELETE = cells(404, supervisor=200, admin=200)
 LOGIN = Denied(302)  # anonymous on a page: to the login form
 PAGE_CLIENTS = cells(200, client=302, heir=302, anonymous=LOGIN)
 PAGE_EMMA = cells(200, outsider=404, advisor2=404, heir=404, anonymous=LOGIN)
@@ -113,6 +126,17 @@ PAGE_ERASE = cells(403, supervisor=302, admin=302, outsider=404, advisor2=404, h
 PAGE_ERASE["anonymous"] = LOGIN
 # Import: a tenant-wide act for supervisors and admins; everyone else signed in gets 403.
 IMPORT_ZOE = cells(403, supervisor=201, admin=201)
+# Correct and forget from the page: whoever may write the memory (a redirect to its page);
+# undo: supervisors and admins. The audit trail: whoever reads the client's whole record.
+PAGE_CHANGE_RECALL = cells(302, outsider=404, advisor2=404, client=404, heir=404, anonymous=LOGIN)
+PAGE_CHANGE_CORE = cells(302, outsider=404, advisor2=404, client=403, heir=404, anonymous=LOGIN)
+PAGE_UNDO = cells(302, advisor=403, outsider=404, advisor2=404, client=404, heir=404)
+PAGE_UNDO["anonymous"] = LOGIN
+PAGE_POST_ONLY = cells(405, anonymous=LOGIN)
+PAGE_EXPORT = cells(403, supervisor=200, admin=200, outsider=404, advisor2=404, heir=404)
+PAGE_EXPORT["anonymous"] = LOGIN
+REVIEW_LIST = cells(403, supervisor=200, admin=200)
+CORRECTION = {"content": "Plans to sell the flat in Bristol.", "reason": "She said so."}
 ZOE_EXPORT: dict[str, object] = {
     "format": "memoryhub.client-export/1",
     "exported_at": "2026-12-01T10:00:00+00:00",
@@ -225,6 +249,15 @@ ROWS = [
     Row("erase emma", "delete", "/api/v1/clients/emma/", ERASE_EMMA, "write"),
     Row("erase missing", "delete", "/api/v1/clients/nobody/", cells(404), "write"),
     Row("erase", "post", "/api/v1/clients/emma/", API_405, "write", body={}),
+    Row(
+        "profile emma",
+        "get",
+        "/api/v1/clients/emma/profile/",
+        READ_EMMA,
+        "read",
+        check=_no_profile_for_a_client,
+    ),
+    Row("profile", "post", "/api/v1/clients/emma/profile/", API_405, "write", body={}),
     Row("export emma", "get", "/api/v1/clients/emma/export/", ERASE_EMMA, "read"),
     Row("export", "post", "/api/v1/clients/emma/export/", API_405, "write", body={}),
     Row("import zoe", "post", "/api/v1/clients/", IMPORT_ZOE, "write", body=ZOE_EXPORT),
@@ -244,6 +277,29 @@ ROWS = [
         body={"decision": "keep_both", "reason": "Both hold."},
     ),
     Row("review decide (API)", "get", "/api/v1/review/{conflict}/decide/", API_405, "read"),
+    Row("review list (API)", "get", "/api/v1/review/", REVIEW_LIST, "read"),
+    Row(
+        "review list filtered (API)",
+        "get",
+        "/api/v1/review/?client=emma&type=conflict&sort=oldest&page_size=5",
+        cells(403, supervisor=200, admin=200, outsider=403),
+        "read",
+    ),
+    Row("review list (API)", "post", "/api/v1/review/", API_405, "write", body={}),
+    Row("review item (API)", "get", "/api/v1/review/{conflict}/", DECIDE, "read"),
+    Row("review item (API)", "delete", "/api/v1/review/{conflict}/", API_405, "write"),
+    Row("webhooks", "get", "/api/v1/webhooks/", WEBHOOKS_LIST, "read"),
+    Row(
+        "webhooks",
+        "post",
+        "/api/v1/webhooks/",
+        WEBHOOKS_ADD,
+        "write",
+        body={"url": "https://crm.example.com/hooks", "events": ["memory.added"]},
+    ),
+    Row("webhook", "delete", "/api/v1/webhooks/{webhook}/", WEBHOOK_DELETE, "write"),
+    # Django answers /mcp/ only under WSGI: it says the MCP transport needs the ASGI app.
+    Row("mcp (under WSGI)", "post", "/mcp/", cells(501, anonymous=501), "write", body={}),
     # --- pages ---
     Row("home", "get", "/", cells(200, anonymous=Denied(302)), "read", page=True),
     Row("home", "post", "/", cells(405, anonymous=405), "write", body={}, page=True),
@@ -315,8 +371,95 @@ ROWS = [
         "read",
         page=True,
     ),
+    Row(
+        "correct emma recall",
+        "post",
+        "/memories/{emma_recall}/correct/",
+        PAGE_CHANGE_RECALL,
+        "write",
+        body=CORRECTION,
+        page=True,
+    ),
+    Row(
+        "correct emma core",
+        "post",
+        "/memories/{emma_core}/correct/",
+        PAGE_CHANGE_CORE,
+        "write",
+        body=CORRECTION,
+        page=True,
+    ),
+    Row("correct", "get", "/memories/{emma_recall}/correct/", PAGE_POST_ONLY, "read", page=True),
+    Row(
+        "forget emma recall (page)",
+        "post",
+        "/memories/{emma_recall}/forget/",
+        PAGE_CHANGE_RECALL,
+        "write",
+        body={"reason": "Wrong client."},
+        page=True,
+    ),
+    Row(
+        "forget emma core (page)",
+        "post",
+        "/memories/{emma_core}/forget/",
+        PAGE_CHANGE_CORE,
+        "write",
+        body={"reason": "Wrong client."},
+        page=True,
+    ),
+    Row("forget (page)", "get", "/memories/{emma_core}/forget/", PAGE_POST_ONLY, "read", page=True),
+    Row(
+        "undo a forget of emma's",
+        "post",
+        "/memories/{emma_forgotten}/undo/",
+        PAGE_UNDO,
+        "write",
+        body={"entry": "{forget_entry}", "reason": "Forgotten by mistake."},
+        page=True,
+    ),
+    Row("undo", "get", "/memories/{emma_forgotten}/undo/", PAGE_POST_ONLY, "read", page=True),
+    Row(
+        "audit emma recall", "get", "/memories/{emma_recall}/audit/", PAGE_RECALL, "read", page=True
+    ),
+    Row(
+        "audit emma core",
+        "get",
+        "/memories/{emma_core}/audit/",
+        PAGE_RECALL,  # her own login reads the memory, not who changed it
+        "read",
+        page=True,
+    ),
+    Row("audit emma", "get", "/clients/{emma}/audit/", PAGE_EMMA_HISTORY, "read", page=True),
+    Row(
+        "context preview emma",
+        "get",
+        "/clients/{emma}/context/?message=How+should+we+contact+her%3F&budget_chars=500",
+        PAGE_EMMA_HISTORY,
+        "read",
+        page=True,
+    ),
+    Row("export emma (page)", "get", "/clients/{emma}/export/", PAGE_EXPORT, "read", page=True),
+    Row(
+        "export emma (page)",
+        "post",
+        "/clients/{emma}/export/",
+        cells(405, anonymous=405),  # the method is checked first
+        "write",
+        body={},
+        page=True,
+    ),
+    Row("clients by conflicts", "get", "/clients/?sort=conflicts", PAGE_CLIENTS, "read", page=True),
     Row("my memory", "get", "/me/", PAGE_MINE, "read", page=True),
     Row("review queue", "get", "/review/", PAGE_QUEUE, "read", page=True),
+    Row(
+        "review queue filtered",
+        "get",
+        "/review/?type=promotion&client={emma}&kind=semantic&sort=score",
+        PAGE_QUEUE,
+        "read",
+        page=True,
+    ),
     Row(
         "review decide",
         "post",
@@ -384,6 +527,10 @@ def world(personas) -> World:
     )
     newer = memory(personas.client, Tier.RECALL, "Prefers phone calls.")
     conflict = factories.ReviewItemFactory.create(memory=newer, other_memory=made["emma_recall"])
+    forgotten = memory(personas.client, Tier.RECALL, "Banks with Barclays.")
+    memory_forget(memory=forgotten, actor=personas.advisor, actor_label="advisor", reason="No.")
+    forget_entry = AuditEntry.objects.get(action="memory.forget", object_id=str(forgotten.pk))
+    webhook = factories.WebhookEndpointFactory.create(tenant=personas.tenant)
     return World(
         personas=personas,
         memory_ids={name: str(m.pk) for name, m in made.items()},
@@ -391,6 +538,9 @@ def world(personas) -> World:
             **{name: str(m.pk) for name, m in made.items()},
             "emma": str(personas.client.pk),
             "conflict": str(conflict.pk),
+            "emma_forgotten": str(forgotten.pk),
+            "forget_entry": str(forget_entry.pk),
+            "webhook": str(webhook.pk),
         },
         acme_contents=[m.content for m in made.values()],
     )
@@ -489,11 +639,12 @@ def test_matrix_size(record_property):
     endpoints = {_endpoint(row) for row in ROWS}
     pairs = {(_endpoint(row), row.method) for row in ROWS}
     assert len(PERSONAS) == 7
-    assert len(endpoints) == 31  # 16 API endpoints (schema and docs included), 15 pages
-    assert len(pairs) == 51  # endpoint × method; 58 rows with the targets
-    assert len(ROWS) == 58
-    assert len([cell for cell in CELLS if cell[1] != "anonymous"]) == 7 * 58 == 406
-    assert len(CELLS) == 464  # and an anonymous caller for every row
+    # 21 API endpoints (schema and docs included), /mcp/ under WSGI, 22 pages
+    assert len(endpoints) == 44
+    assert len(pairs) == 72  # endpoint × method; 85 rows with the targets
+    assert len(ROWS) == 85
+    assert len([cell for cell in CELLS if cell[1] != "anonymous"]) == 7 * 85 == 595
+    assert len(CELLS) == 680  # and an anonymous caller for every row
     record_property("matrix", f"7 personas × {len(ROWS)} rows ({len(pairs)} endpoint × method)")
 
 

@@ -221,3 +221,39 @@ def test_scoped_refuses_a_model_it_does_not_know(personas):
 def test_role_permissions_name_every_role():
     assert set(permissions.ROLE_PERMISSIONS) == set(Role.values)
     assert permissions.ROLE_PERMISSIONS[Role.CLIENT] == {permissions.READ_OWN_CORE}
+
+
+def test_who_corrects_undoes_and_reads_the_audit_trail(personas):
+    memory = factories.MemoryFactory.create(client=personas.client, tier=Tier.CORE)
+    own_session = factories.SessionFactory.create(client=personas.advisor2_client)
+    own_session.user = personas.advisor
+    own_session.save()
+    theirs = factories.MemoryFactory.create(client=personas.advisor2_client, session=own_session)
+
+    assert _who(personas, lambda u: permissions.can_undo_change(u, memory)) == {
+        "supervisor",
+        "admin",
+    }
+    assert _who(personas, lambda u: permissions.can_read_audit(u, personas.client)) == {
+        "advisor",
+        "supervisor",
+        "admin",
+    }  # her own login reads her core memories, not who changed them
+    assert _who(personas, lambda u: permissions.can_read_audit(u, personas.heir_client)) == {
+        "advisor",
+        "supervisor",
+        "admin",
+    }
+    # an advisor who wrote in a session of another's client may correct what they wrote,
+    # but reads that client's audit trail only if the client is theirs
+    assert permissions.can_write_memory(personas.advisor, theirs)
+    assert not permissions.can_read_audit(personas.advisor, personas.advisor2_client)
+    with pytest.raises(PermissionDenied):
+        permissions.memory_for_undo(personas.advisor, None, memory.pk)
+    with pytest.raises(Http404):
+        permissions.memory_for_undo(personas.advisor2, None, memory.pk)
+    with pytest.raises(Http404):
+        permissions.memory_for_audit(personas.client_user, memory.pk)
+    with pytest.raises(Http404):
+        permissions.client_for_audit(personas.heir, personas.client.pk)
+    assert permissions.memory_for_audit(personas.advisor, memory.pk) == memory

@@ -1,5 +1,5 @@
-"""Deciding a promotion: approve makes the memory canonical, reject leaves it alone, a
-closed item is refused."""
+"""Deciding a promotion: approve makes the memory canonical, reject returns the candidate
+to active and leaves the rest alone, a closed item is refused."""
 
 import threading
 from datetime import UTC, datetime
@@ -77,9 +77,9 @@ def test_an_approved_memory_ranks_as_canonical_at_once(personas):
     assert after.score == pytest.approx(before.score + 0.05 * 0.5, abs=1e-3)
 
 
-def test_reject_records_why_and_leaves_the_memory_as_it_was(personas):
+def test_reject_records_why_and_returns_the_candidate_to_active(personas):
     memory, item = _candidate(personas.client, tier="core")
-    before = _state(memory)
+    Memory.objects.filter(pk=memory.pk).update(tier_pinned=True)
     with time_machine.travel(DECIDED_AT, tick=False):
         promotion_decide(
             item=item, approve=False, actor=personas.supervisor, reason="Said once, in passing."
@@ -91,7 +91,8 @@ def test_reject_records_why_and_leaves_the_memory_as_it_was(personas):
         DECIDED_AT,
         "Said once, in passing.",
     )
-    assert _state(memory) == before
+    # No longer waiting for a decision: not a candidate any more; its tier stays.
+    assert _state(memory) == ("active", "core", True, "promotion rejected by supervisor")
     assert AuditEntry.objects.filter(action="promotion.reject", object_id=str(memory.pk)).exists()
 
 
@@ -115,7 +116,7 @@ def test_a_decided_item_is_refused_and_nothing_changes(personas, approve):
         promotion_decide(item=item, approve=approve, actor=personas.admin, reason="again")
     item.refresh_from_db()
     assert (item.decision, item.decided_by, item.reason) == ("reject", personas.supervisor, "no")
-    assert _state(memory)[0] == "candidate"
+    assert _state(memory)[0] == "active"
     assert AuditEntry.objects.count() == audits
 
 
@@ -192,5 +193,5 @@ def test_two_supervisors_at_once_decide_once(personas):
     assert sorted(outcomes) == ["decided", "refused"]
     item.refresh_from_db()
     assert item.state == "decided"
-    assert _state(memory)[0] == ("promoted" if item.decision == "approve" else "candidate")
+    assert _state(memory)[0] == ("promoted" if item.decision == "approve" else "active")
     assert AuditEntry.objects.filter(action__startswith="promotion.").count() == 1

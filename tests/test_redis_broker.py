@@ -105,6 +105,12 @@ def test_a_job_goes_through_redis_to_a_real_worker(personas, tmp_path):
             )
         assert (run.outcome, run.counts) == ("succeeded", {"past_expires_at": 1})
         assert Memory.objects.get(pk=memory.pk).status == "expired"
+        # The run's row is finished before the task returns: wait for the worker to save
+        # the task's result before stopping it, or the stop can come first.
+        from django_q.models import Task
+
+        while time.monotonic() < deadline and not Task.objects.filter(name="through-redis"):
+            time.sleep(0.5)
     finally:
         os.killpg(worker.pid, signal.SIGTERM)
         try:
@@ -114,8 +120,6 @@ def test_a_job_goes_through_redis_to_a_real_worker(personas, tmp_path):
             worker.wait(timeout=10)
         log.close()
     # The worker saved the task's result (django-q2 keeps results in the database).
-    from django_q.models import Task
-
     task = Task.objects.get(name="through-redis")
     assert task.success is True
     assert task.result.startswith("ttl_sweep [all tenants] succeeded")

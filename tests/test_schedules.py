@@ -33,6 +33,7 @@ def test_setup_schedules_is_idempotent_and_keeps_the_next_run():
         ("summarize_episodes", "memories.tasks.summarize_episodes", 60),
         ("tiers", "memories.tasks.tiers", 60),
         ("ttl_sweep", "memories.tasks.ttl_sweep", 180),
+        ("webhooks", "memories.tasks.webhooks", 1),
     ]
 
 
@@ -45,3 +46,5 @@ def test_every_job_is_scheduled_and_every_doorway_exists():
         assert callable(import_string(func))
     scheduled = {func.rsplit(".", 1)[1] for func in funcs}
     assert set(JOBS) - scheduled == set()
+    # and every scheduled task is a job run_job can run now (and logs as a JobRun)
+    assert scheduled - set(JOBS) == set()

@@ -38,6 +38,28 @@ def test_search_answers_with_scores_and_evidence(api_client, personas, post_even
     assert MemoryAccess.objects.count() == 1
 
 
+@pytest.mark.parametrize("query", ["out", "the", "out of it"])
+def test_a_query_of_only_common_words_answers_what_it_finds(
+    api_client, personas, post_event, query
+):
+    """A query whose every word is one the text search skips ("out", "the") has no word
+    weight: the share of it a memory holds is 0, not unknown (this answered 500 when no
+    memory was close enough in meaning to answer on that alone)."""
+    post_event("I prefer to be contacted by email.")
+    _, key = factories.api_key_for(personas.advisor, personas.tenant)
+
+    searched = _search(api_client, personas.advisor, personas.tenant, client="emma", query=query)
+    context = api_client.post(
+        "/api/v1/context/",
+        {"client": "emma", "message": query},
+        format="json",
+        HTTP_AUTHORIZATION=f"Bearer {key}",
+    )
+
+    assert (searched.status_code, searched.json()) == (200, {"results": []})
+    assert (context.status_code, context.json()["memories"]) == (200, [])
+
+
 @pytest.mark.parametrize(
     ("persona", "ref", "status"),
     [

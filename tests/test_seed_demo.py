@@ -21,7 +21,7 @@ def test_seed_demo_creates_one_user_per_persona_and_is_idempotent(client):
     counts = (Client.objects.count(), Event.objects.count(), Memory.objects.count())
     second = _seed()
     assert (Client.objects.count(), Event.objects.count(), Memory.objects.count()) == counts
-    assert "4 clients, 17 events and 14 memories added" in first
+    assert "4 clients, 18 events and 14 memories added" in first
     assert "0 clients, 0 events and 0 memories added" in second
     roles = dict(
         Membership.objects.filter(tenant__slug="demo").values_list("user__username", "role")
@@ -78,3 +78,33 @@ def test_demo_core_memories_stay_in_core_when_the_jobs_run():
         set(Memory.objects.filter(tenant__slug="demo", tier="core").values_list("pk", flat=True))
         == core
     )
+
+
+def test_each_demo_memory_rests_on_what_the_client_said_about_it():
+    _seed()
+    evidence = {
+        m.content: [e.content for e in Event.objects.filter(evidence_for__memory=m)]
+        for m in Memory.objects.filter(client__external_ref="emma-clarke")
+    }
+    assert evidence == {
+        "Prefers afternoon meetings.": [
+            "I'd rather meet in the afternoons; mornings are school runs."
+        ],
+        "Plans to buy a house in Bristol within two years.": [
+            "We're planning to buy a house in Bristol within two years."
+        ],
+        "Her husband James handles the joint account.": [
+            "My husband James handles the joint account."
+        ],
+        "Pension transfer from old employer completing.": [
+            "The transfer from my old employer should complete next week."
+        ],
+        "Prefers morning meetings now.": [
+            "Mornings suit me better now: the children take the school bus."
+        ],
+    }
+    assert all(m.evidence_count == 1 for m in Memory.objects.all())
+    # The conflict was said after what it contradicts: the queue calls it the more recent.
+    morning = Memory.objects.get(content="Prefers morning meetings now.")
+    afternoon = Memory.objects.get(content="Prefers afternoon meetings.")
+    assert morning.observed_at > afternoon.observed_at

@@ -292,6 +292,29 @@ def test_serve_runs_registered_workers_and_stops_gracefully(data_dir):
         # multi-process mode): 8 events, one statement each.
         assert b'memoryhub_ingest_outcomes_total{action="added"} 8.0' in metrics
 
+        # Answers name no server software (granian adds none when the app names one).
+        status, headers, _ = _get(port, "/login/")
+        assert status == 200
+        assert {k.lower(): v for k, v in headers.items()}["server"] == "memoryhub"
+        # The MCP transport is mounted and its lifespan started under granian.
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+        conn.request(
+            "POST",
+            "/mcp/",
+            body=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+            headers={
+                "Authorization": f"Bearer {key}",
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+                "MCP-Protocol-Version": "2025-06-18",
+            },
+        )
+        listed = conn.getresponse()
+        tools = json.loads(listed.read())["result"]["tools"]
+        conn.close()
+        assert listed.status == 200
+        assert "recall" in {tool["name"] for tool in tools}
+
         # A stop while a request is in flight: the request is answered, then all stops.
         answer: dict = {}
         batch = {

@@ -1,7 +1,7 @@
 """Rate limits per API key: separate read and write budgets, 429 in the error format with
 Retry-After, counted in one statement into an unlogged table."""
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 import time_machine
@@ -43,7 +43,8 @@ def test_the_read_budget_runs_out_with_a_429_in_the_error_format(api_client, age
     assert [_get(api_client, agent_key).status_code for _ in range(3)] == [200, 200, 200]
     response = _get(api_client, agent_key)
     assert response.status_code == 429
-    assert 1 <= int(response["Retry-After"]) <= 60
+    # Within two windows: the refused request counts too, and carries into the next one.
+    assert 1 <= int(response["Retry-After"]) <= 120
     error = response.json()["error"]
     assert error["code"] == "throttled"
     assert error["message"].startswith(
@@ -139,3 +140,44 @@ def test_the_last_window_still_counts_after_a_boundary(api_client, agent_key, ra
         assert _get(api_client, agent_key).status_code == 429  # 3 × 55/60 + 1 > 3
     with time_machine.travel(datetime(2026, 11, 30, 12, 1, 50, tzinfo=UTC), tick=False):
         assert _get(api_client, agent_key).status_code == 200  # 3 × 10/60 + 2 ≤ 3
+
+
+@pytest.mark.parametrize(
+    ("rate", "sent_at", "expected_wait"),
+    [
+        # 1/minute, refused at 12:00:20: this window's two hits carry into the next one, so
+        # the next request passes only once they have faded to nothing (12:02:00).
+        ("1/minute", 20, 100),
+        # 3/minute, refused at 12:00:20 with four hits: 4 × (1 - x) + 1 ≤ 3 needs half of
+        # the next window gone (12:01:30).
+        ("3/minute", 20, 70),
+    ],
+)
+def test_retry_after_is_when_the_next_request_passes(
+    api_client, agent_key, rates, rate, sent_at, expected_wait
+):
+    """A client that waits exactly Retry-After gets through; a moment earlier it would
+    not (refused requests count, so the end of the window is not enough)."""
+    rates(read=rate)
+    limit = int(rate.split("/")[0])
+    start = datetime(2026, 11, 30, 12, 0, sent_at, tzinfo=UTC)
+    with time_machine.travel(start, tick=False):
+        assert [_get(api_client, agent_key).status_code for _ in range(limit)] == [200] * limit
+        refused = _get(api_client, agent_key)
+    assert refused.status_code == 429
+    assert int(refused["Retry-After"]) == expected_wait
+    with time_machine.travel(start + timedelta(seconds=expected_wait - 1), tick=False):
+        assert _get(api_client, agent_key).status_code == 429
+    # The early try above counted too: it is the start of a new wait.
+    with time_machine.travel(start + timedelta(seconds=2 * expected_wait + 60), tick=False):
+        assert _get(api_client, agent_key).status_code == 200
+
+
+def test_waiting_retry_after_after_a_refusal_passes(api_client, agent_key, rates):
+    rates(read="2/minute")
+    start = datetime(2026, 11, 30, 12, 0, 50, tzinfo=UTC)
+    with time_machine.travel(start, tick=False):
+        assert [_get(api_client, agent_key).status_code for _ in range(3)] == [200, 200, 429]
+        wait = int(_get(api_client, agent_key)["Retry-After"])
+    with time_machine.travel(start + timedelta(seconds=wait), tick=False):
+        assert _get(api_client, agent_key).status_code == 200

@@ -7,9 +7,10 @@ promotion scoring job, with ``actor=None``) both call ``promotion_decide``.
   at once (canonicity 1.0). Its tier does not move: tier follows access, status follows
   trust, and DESIGN keeps the two axes apart (a promoted memory reaches the core tier by
   being used, or by a supervisor's tier override).
-- Reject: the decision and reason are recorded and the memory stays exactly as it was;
-  the scoring job does not propose it again until PROMOTION_REJECT_COOLDOWN_DAYS have
-  passed or new evidence arrives.
+- Reject: the decision and reason are recorded; a candidate goes back to ``active`` (it is
+  no longer waiting for a decision) and nothing else about it changes. The scoring job
+  does not propose it again until PROMOTION_REJECT_COOLDOWN_DAYS have passed or new
+  evidence arrives.
 - An item already decided, or obsolete, is refused with a domain error (409). An item
   whose memory stopped being live meanwhile (merged, superseded, expired, deleted) is
   marked obsolete and refused.
@@ -22,9 +23,11 @@ from django.db.models import Q
 from django.utils import timezone
 
 from curation.models import ReviewItem
+from curation.services.decided import decision_record
 from memories.errors import Conflict, DomainError
 from memories.models import Memory, Status
 from memories.services.tenancy.audit import audit
+from memories.services.write.staleness import clients_mark_profile_stale
 
 PROMOTABLE_STATUSES = (Status.ACTIVE, Status.CANDIDATE)
 POLICY_LABEL = "tenant auto-approve policy"
@@ -78,17 +81,17 @@ def promotion_decide(*, item: ReviewItem, approve: bool, actor, reason: str = ""
 
 
 def _decide(item: ReviewItem, memory: Memory, *, approve: bool, actor, label: str, why: str):
-    now = timezone.now()
-    item.state = ReviewItem.State.DECIDED
-    item.decision = ReviewItem.Decision.APPROVE if approve else ReviewItem.Decision.REJECT
-    item.decided_by = actor
-    item.decided_at = now
-    item.reason = why
-    item.save(update_fields=["state", "decision", "decided_by", "decided_at", "reason"])
+    decision = ReviewItem.Decision.APPROVE if approve else ReviewItem.Decision.REJECT
+    decision_record(item, decision=decision, actor=actor, reason=why, now=timezone.now())
     if approve:
         Memory.objects.filter(pk=memory.pk).update(
             status=Status.PROMOTED, status_reason=f"promoted by {label}"[:300]
         )
+    elif memory.status == Status.CANDIDATE:
+        Memory.objects.filter(pk=memory.pk).update(
+            status=Status.ACTIVE, status_reason=f"promotion rejected by {label}"[:300]
+        )
+    clients_mark_profile_stale(client_ids=[memory.client_id])
     audit(
         tenant_id=item.tenant_id,
         actor=actor,

@@ -27,6 +27,7 @@ from datetime import timedelta
 
 from django.db import connection, transaction
 from django.db.models import Q
+from django.template.defaultfilters import floatformat
 from django.utils import timezone
 
 from curation.models import ReviewItem
@@ -273,11 +274,17 @@ def _argument(row: dict, now, recommend_at: float) -> str:
     origin = f"{row['title']}. " if row["source_kind"] == SourceKind.JOB and row["title"] else ""
     verdict = " Recommended." if row["score"] >= recommend_at else ""
     return (
-        f"{origin}Score {row['score']:.2f}: restated {row['dup_count']}×, "
-        f"read {row['usage_count']}×, confidence {row['confidence']:.2f}, evidence from "
+        f"{origin}Score {_two(row['score'])}: restated {row['dup_count']}×, "
+        f"read {row['usage_count']}×, confidence {_two(row['confidence'])}, evidence from "
         f"{row['sources']} session(s), known for {days} day(s), importance "
-        f"{row['importance']:.2f}.{verdict}"
+        f"{_two(row['importance'])}.{verdict}"
     )
+
+
+def _two(value: float) -> str:
+    """Two decimals rounded as the pages round them (``floatformat``: half up on the
+    decimal written, where ``:.2f`` rounds the binary value, 0.705 to 0.70)."""
+    return floatformat(value, 2)
 
 
 def _auto_approve(items: list[ReviewItem], counts: JobCounts) -> None:

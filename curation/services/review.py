@@ -15,6 +15,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from curation.models import ReviewItem
+from curation.services.decided import decision_record
 from curation.services.promotion import ReviewClosed, promotion_decide
 from memories.errors import DomainError
 from memories.models import (
@@ -28,8 +29,10 @@ from memories.models import (
     Tier,
 )
 from memories.services.tenancy.audit import audit, audit_entry
+from memories.services.webhooks import events as webhook_events
 from memories.services.write.core_budget import CoreTierFull
 from memories.services.write.lifecycle import memory_set_tier
+from memories.services.write.staleness import clients_mark_profile_stale
 
 CONFLICT_DECISIONS = (
     ReviewItem.Decision.KEEP_OLD,
@@ -42,7 +45,7 @@ CONFLICT_DECISIONS = (
 @transaction.atomic
 def conflict_reviews_open(*, relation_ids: list[int]) -> list[ReviewItem]:
     """One open conflict review per ``conflicts_with`` relation; safe to run twice."""
-    items = []
+    items, opened = [], []
     relations = Relation.objects.filter(
         pk__in=relation_ids, type=RelationType.CONFLICTS_WITH
     ).select_related("source", "target")
@@ -67,7 +70,9 @@ def conflict_reviews_open(*, relation_ids: list[int]) -> list[ReviewItem]:
                 object_id=str(item.pk),
                 data={"type": "conflict", "memory": str(new.pk), "other": str(old.pk)},
             )
+            opened.append(item)
         items.append(item)
+    webhook_events.conflicts_opened(items=opened)
     return items
 
 
@@ -135,12 +140,7 @@ def conflict_decide(
         _relate(new, old, RelationType.MERGED_INTO, actor, reason)
         _move_evidence(source=new, target=old)
 
-    item.state = ReviewItem.State.DECIDED
-    item.decision = decision
-    item.decided_by = actor
-    item.decided_at = now
-    item.reason = reason
-    item.save(update_fields=["state", "decision", "decided_by", "decided_at", "reason"])
+    decision_record(item, decision=decision, actor=actor, reason=reason, now=now)
     audit(
         tenant_id=item.tenant_id,
         actor=actor,
@@ -158,6 +158,24 @@ def conflict_decide(
         },
     )
     if invalidated is not None:
+        # On the memory itself too, so its page can say who took it out of the answers,
+        # for what and why.
+        kept = old if invalidated is new else new
+        audit(
+            tenant_id=item.tenant_id,
+            actor=actor,
+            actor_label=label,
+            action="memory.invalidate",
+            object_type="memory",
+            object_id=invalidated.pk,
+            reason=reason,
+            data={
+                "status": invalidated.status,
+                "decision": decision,
+                "kept": str(kept.pk),
+                "review_item": str(item.pk),
+            },
+        )
         _mark_obsolete(
             list(
                 ReviewItem.objects.select_for_update()
@@ -168,8 +186,8 @@ def conflict_decide(
             actor=actor,
             actor_label=label,
         )
-    client_id = item.client_id
-    transaction.on_commit(lambda: _enqueue_profile_refresh([str(client_id)]))
+    # The profile quotes live memories: the next read rebuilds it (see staleness).
+    clients_mark_profile_stale(client_ids=[item.client_id])
     return item
 
 
@@ -243,13 +261,6 @@ def _mark_obsolete(items: list[ReviewItem], *, why: str, actor, actor_label: str
             for i in items
         ]
     )
-
-
-def _enqueue_profile_refresh(client_ids: list[str]) -> None:
-    from django_q.tasks import async_task
-
-    # By dotted name, as the write path does: the profile is rebuilt after the decision.
-    async_task("profiles.tasks.profiles_refresh", client_ids)
 
 
 def review_decide(

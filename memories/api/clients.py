@@ -40,7 +40,7 @@ class ClientExportApi(BaseApiView):
     @extend_schema(
         parameters=[docs.CLIENT_REF_PARAMETER],
         responses={
-            **docs.ok(OpenApiTypes.OBJECT, "everything held about the client", docs.CLIENT_EXPORT),
+            **docs.ok(docs.CLIENT_DOCUMENT, "everything held about the client", docs.CLIENT_EXPORT),
             **docs.errors(401, 403, 404, 429),
         },
         summary="Export everything held about a client (JSON)",

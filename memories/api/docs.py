@@ -5,10 +5,11 @@ import's body schema is the service's own table of checks (one table, two uses).
 
 from __future__ import annotations
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
 from memories.api.errors import error_body
-from memories.api.fields import HAS_TEXT
+from memories.api.inputs import EventInSerializer, MemoryListInSerializer
 from memories.api.shapes import ErrorSerializer
 from memories.services.client_data.document import document_schema
 
@@ -72,6 +73,27 @@ def errors(*codes: int) -> dict:
 
 
 BODY_ERRORS = errors(400, 401, 403, 404, 413, 429)  # a call with a JSON body
+_REUSED = (
+    "external_id 'msg-1001' already names an event of client 'emma-clarke' with other "
+    "content: an external_id names one event, so post new content under a new one (the same "
+    "content again is a replay)."
+)
+# Events: an external_id posted again with other content (nothing is stored).
+IDEMPOTENCY_CONFLICT = {
+    409: OpenApiResponse(
+        ErrorSerializer,
+        description="An external_id already names an event of this client with other "
+        "content: nothing was stored (the same content again replays the first answer, "
+        "with Idempotent-Replayed: true). A batch names the event: events[3].external_id.",
+        examples=[
+            OpenApiExample(
+                "409",
+                value=error_body("idempotency_conflict", _REUSED, {"external_id": [_REUSED]}),
+                response_only=True,
+            )
+        ],
+    )
+}
 QUERY_ERRORS = errors(400, 401, 403, 404, 429)  # a GET with query parameters
 ONE_MEMORY_ERRORS = errors(401, 403, 404, 429)  # a GET of one memory by id
 
@@ -92,17 +114,29 @@ def request_example(name: str, value: dict) -> OpenApiExample:
 
 MEMORY_ID_PARAMETER = OpenApiParameter(
     "memory_id",
-    type=str,
+    type=OpenApiTypes.UUID,
     location=OpenApiParameter.PATH,
     description="The memory's id (a UUID), as search, context and events answer it.",
     examples=[OpenApiExample("a memory", value=MEMORY_ID)],
 )
+
+
+def text_schema(field) -> dict:
+    """The schema of a text parameter, from the input field that checks it: a parameter
+    declared by hand (for its example) states the same limits as the field."""
+    return {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": field.max_length,
+        "pattern": field.schema_pattern,
+    }
+
+
 CLIENT_PARAMETER = OpenApiParameter(
     "client",
-    type=str,
+    type=text_schema(MemoryListInSerializer().fields["client"]),
     location=OpenApiParameter.QUERY,
     required=True,
-    pattern=HAS_TEXT,  # as the input serializer requires: not blank
     description="Your reference for the client.",
     examples=[OpenApiExample("a client", value="emma-clarke")],
 )
@@ -194,6 +228,7 @@ CONTEXT_RESULT = {
                 "category": "preference",
                 "confidence": 0.85,
                 "observed_at": "2026-11-30T09:15:00Z",
+                "disputed_by": [],
             }
         ],
         "dynamic": [],
@@ -204,11 +239,18 @@ CONTEXT_RESULT = {
             "content": "Prefers meetings in the morning.",
             "kind": "semantic",
             "category": "preference",
+            "disputed_by": [],
         }
     ],
-    "memories": [_HIT],
+    "memories": [{**_HIT, "disputed_by": []}],
     "text": "Core memories:\n- Prefers meetings in the morning.\n\nRelevant to this message:\n"
     "- I prefer to be contacted by email.",
+}
+
+CLIENT_PROFILE = {
+    "client": "emma-clarke",
+    "profile": CONTEXT_RESULT["profile"],
+    "core": CONTEXT_RESULT["core"],
 }
 
 MEMORY_DETAIL = {
@@ -299,7 +341,7 @@ HEALTH = {
 }
 HEALTH_DOWN = {
     "status": "error",
-    "database": {"ok": False, "detail": "connection refused"},
+    "database": {"ok": False, "detail": "database unavailable"},
     "pgvector": {"installed": False, "version": None},
     "caller": None,
 }
@@ -326,9 +368,9 @@ TOOLS = {
 
 CLIENT_REF_PARAMETER = OpenApiParameter(
     "ref",
-    type=str,
+    # What a reference can be: as events' `client` accepts it.
+    type=text_schema(EventInSerializer().fields["client"]),
     location=OpenApiParameter.PATH,
-    pattern=HAS_TEXT,
     description="Your reference for the client (as posted in events' `client`).",
     examples=[OpenApiExample("a client", value="emma-clarke")],
 )
@@ -417,7 +459,9 @@ CLIENT_EXPORT = {
         }
     ],
 }
-CLIENT_IMPORT_BODY = {"application/json": document_schema()}
+# The export answers this document and the import reads it back: one schema for both.
+CLIENT_DOCUMENT = document_schema()
+CLIENT_IMPORT_BODY = {"application/json": CLIENT_DOCUMENT}
 CLIENT_IMPORT_REQUEST = request_example(
     "a client's export, as the export answered it", CLIENT_EXPORT
 )

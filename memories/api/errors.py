@@ -1,9 +1,12 @@
 """One error format for every API answer: ``{"error": {"code", "message", "fields"}}``.
 
-The DRF exception handler: validation errors, permission and not-found answers, and the
-domain errors services raise (``memories.errors``) all leave in that shape."""
+The DRF exception handler: validation errors, permission and not-found answers, the
+domain errors services raise (``memories.errors``) and a database that cannot be reached
+(503 with ``Retry-After``) all leave in that shape."""
 
 from __future__ import annotations
+
+import sys
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
@@ -17,6 +20,13 @@ from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from memories.errors import DomainError
+from memories.middleware import (
+    DATABASE_ERRORS,
+    RETRY_AFTER_SECONDS,
+    UNAVAILABLE_MESSAGE,
+    database_unavailable_page,
+    log_database_error,
+)
 
 
 def _flatten(detail) -> dict[str, list[str]]:
@@ -66,7 +76,21 @@ def exception_handler(exc, context):
     return _as_json(_handle(exc, context), context)
 
 
+def database_unavailable_json() -> JsonResponse:
+    response = JsonResponse(error_body("database_unavailable", UNAVAILABLE_MESSAGE), status=503)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
 def _handle(exc, context):
+    if isinstance(exc, DATABASE_ERRORS):
+        if (request := context.get("request")) is not None:
+            log_database_error(request, exc)
+        return Response(
+            error_body("database_unavailable", UNAVAILABLE_MESSAGE),
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        )
     if isinstance(exc, RequestDataTooBig):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         return Response(
@@ -117,6 +141,11 @@ def page_not_found(request, exception):
 
 
 def server_error(request):
+    """Outside any view (a middleware's own query, the session saved on the way out), a
+    database that cannot be reached is still a 503."""
+    exc = sys.exc_info()[1]
+    if isinstance(exc, DATABASE_ERRORS):
+        return database_unavailable_json() if _is_api(request) else database_unavailable_page()
     if _is_api(request):
         return JsonResponse(
             error_body("server_error", "Something went wrong on our side; it was logged."),

@@ -29,6 +29,7 @@ class EventsApi(BaseApiView):
         responses={
             **docs.ok(IngestResultSerializer, "stored", docs.INGEST_RESULT, 201),
             **docs.BODY_ERRORS,
+            **docs.IDEMPOTENCY_CONFLICT,
         },
         summary="Store one event and the memories it teaches",
         operation_id="events_create",
@@ -55,6 +56,7 @@ class EventsBatchApi(BaseApiView):
         responses={
             **docs.ok(BatchResultSerializer, "all stored", docs.BATCH_RESULT, 201),
             **docs.BODY_ERRORS,
+            **docs.IDEMPOTENCY_CONFLICT,
         },
         summary="Store up to 500 events, all or nothing",
         operation_id="events_batch",

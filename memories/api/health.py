@@ -10,15 +10,27 @@ from rest_framework.response import Response
 from memories import permissions
 from memories.api import docs
 from memories.api.base import BaseApiView
+from memories.middleware import DATABASE_ERRORS, RETRY_AFTER_SECONDS
 from memories.models import ApiKey
 from memories.selectors.health import health_report
 
 
 class HealthApi(BaseApiView):
     """Database, pgvector, embedding providers and queue. Open to probes; a caller with a
-    key also learns who the key belongs to."""
+    key also learns who the key belongs to. Anonymous callers get no error text (it names
+    hosts and socket paths); with the database down nobody can be authenticated, so
+    nobody gets it: it goes to the log."""
 
     permission_classes = [drf_permissions.AllowAny]
+
+    def initial(self, request, *args, **kwargs):
+        self.database_down = False
+        try:
+            super().initial(request, *args, **kwargs)
+        except DATABASE_ERRORS:
+            # Authentication and the rate limit need the database; the probe still gets
+            # its report (which says the database is down), as an anonymous caller.
+            self.database_down = True
 
     @extend_schema(
         responses={
@@ -33,7 +45,9 @@ class HealthApi(BaseApiView):
     def get(self, request):
         report = health_report()
         report["caller"] = None
-        if request.user.is_authenticated:
+        if self.database_down or not request.user.is_authenticated:
+            _without_error_text(report)
+        else:
             key = request.auth if isinstance(request.auth, ApiKey) else None
             report["caller"] = {
                 "user": request.user.get_username(),
@@ -41,5 +55,14 @@ class HealthApi(BaseApiView):
                 "role": permissions.role_in(request.user, key.tenant) if key else None,
                 "key": key.prefix if key else None,
             }
-        status = 200 if report["status"] != "error" else 503
-        return Response(report, status=status)
+        if report["status"] == "error":
+            return Response(report, status=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
+        return Response(report, status=200)
+
+
+def _without_error_text(report: dict) -> None:
+    if not report["database"]["ok"]:
+        report["database"]["detail"] = "database unavailable"
+    queue = report.get("queue", {})
+    if "detail" in queue:
+        queue["detail"] = "cannot read cluster stats"

@@ -9,30 +9,30 @@ from datetime import timedelta
 from django.utils import timezone
 from rest_framework import serializers
 
+from memories import jsonbody
 from memories.api.fields import (
-    HAS_TEXT,
+    HAS_VISIBLE_TEXT,
+    DayField,
     OneOrManyField,
     StrictBooleanField,
     StrictCharField,
     StrictIntegerField,
     StrictSerializer,
+    TimeField,
 )
 from memories.conf import setting
 from memories.models import EventSource, Kind, Status, Tier
-from memories.text import clean
+from memories.text import clean, has_text
 
 MAX_METADATA_BYTES = 16_384
+# Metadata nests at most this deep, so that an export (which holds it four levels down)
+# stays within what the API parses (memories.jsonbody.MAX_DEPTH).
+MAX_METADATA_DEPTH = 32
 FUTURE_TOLERANCE = timedelta(minutes=5)
 
 
 def _has_nul(value) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_nul(v) for v in value)
-    return False
+    return any("\x00" in s for s in jsonbody.strings(value))
 
 
 class EventInSerializer(StrictSerializer):
@@ -43,16 +43,16 @@ class EventInSerializer(StrictSerializer):
     speaker = StrictCharField(max_length=100, required=False, default="")
     content = StrictCharField(
         trim_whitespace=False,
-        pattern=HAS_TEXT,
-        help_text="What was said or observed: text (not only whitespace or control "
-        "characters), at most MAX_EVENT_CHARS (65,536) characters.",
+        pattern=HAS_VISIBLE_TEXT,
+        help_text="What was said or observed: text (not only whitespace, control or "
+        "zero-width characters, and no NUL), at most MAX_EVENT_CHARS (65,536) characters.",
     )
-    observed_at = serializers.DateTimeField(
+    observed_at = TimeField(
         required=False,
         default=None,
         allow_null=True,
-        help_text="When it happened (ISO 8601; default now). Not in the future: five "
-        "minutes of clock skew are allowed.",
+        help_text="When it happened (ISO 8601; default now). Not in the future: a time "
+        "more than five minutes ahead of the server's clock is refused (400).",
     )
     external_id = StrictCharField(
         max_length=200,
@@ -64,7 +64,8 @@ class EventInSerializer(StrictSerializer):
     metadata = serializers.DictField(
         required=False,
         default=dict,
-        help_text="Any JSON object, at most 16 KB, with no NUL character in it.",
+        help_text="Any JSON object, at most 16 KB and 32 levels deep, with no NUL "
+        "character, lone surrogate or infinite number in it.",
         error_messages={"not_a_dict": "metadata must be a JSON object."},
     )
     agent = StrictCharField(max_length=100, required=False, default="")
@@ -72,6 +73,8 @@ class EventInSerializer(StrictSerializer):
     task_id = StrictCharField(max_length=200, required=False, default="")
     run_id = StrictCharField(max_length=200, required=False, default="")
     extract_from_assistant = StrictBooleanField(required=False, default=False)
+    # Stated in the schema as maxLength (memories/api/schema.py); checked in validate_content.
+    text_limits = {"content": "MAX_EVENT_CHARS"}
 
     def validate_content(self, value: str) -> str:
         limit = int(setting("MAX_EVENT_CHARS"))
@@ -81,6 +84,11 @@ class EventInSerializer(StrictSerializer):
             )
         if not clean(value):
             raise serializers.ValidationError("Content is empty once whitespace is removed.")
+        if not has_text(value):
+            raise serializers.ValidationError(
+                "Content shows nothing: it holds only invisible characters (zero-width "
+                "spaces or joiners, format or filler characters)."
+            )
         return value
 
     def validate_observed_at(self, value):
@@ -91,6 +99,10 @@ class EventInSerializer(StrictSerializer):
     def validate_metadata(self, value):
         if not isinstance(value, dict):
             raise serializers.ValidationError("metadata must be a JSON object.")
+        if (depth := jsonbody.depth_of(value)) > MAX_METADATA_DEPTH:
+            raise serializers.ValidationError(
+                f"metadata is nested {depth} levels deep; the limit is {MAX_METADATA_DEPTH}."
+            )
         if _has_nul(value):
             raise serializers.ValidationError("Null characters are not allowed.")
         if len(json.dumps(value)) > MAX_METADATA_BYTES:
@@ -136,11 +148,20 @@ class FiltersSerializer(StrictSerializer):
     tags = OneOrManyField(
         child=StrictCharField(max_length=64), required=False, default=list, max_length=20
     )
-    since = serializers.DateTimeField(
-        required=False, default=None, allow_null=True, help_text="Not after `until`."
+    since = TimeField(
+        required=False,
+        default=None,
+        allow_null=True,
+        help_text="Only memories observed at or after this time. Not after `until`: "
+        "`since` > `until` is refused (400).",
     )
-    until = serializers.DateTimeField(required=False, default=None, allow_null=True)
-    as_of = serializers.DateTimeField(
+    until = TimeField(
+        required=False,
+        default=None,
+        allow_null=True,
+        help_text="Only memories observed at or before this time. Not before `since`.",
+    )
+    as_of = TimeField(
         required=False,
         default=None,
         allow_null=True,
@@ -153,14 +174,20 @@ class FiltersSerializer(StrictSerializer):
         max_length=20,
         help_text="Only what these speakers said (the events' speaker, any case).",
     )
-    happened_since = serializers.DateField(
+    happened_since = DayField(
         required=False,
         default=None,
         allow_null=True,
         help_text="Only what happened on or after this day (occurred_on, or the day it was "
-        "said when the text gives no day). Not after `happened_until`.",
+        "said when the text gives no day). Not after `happened_until`: `happened_since` > "
+        "`happened_until` is refused (400).",
     )
-    happened_until = serializers.DateField(required=False, default=None, allow_null=True)
+    happened_until = DayField(
+        required=False,
+        default=None,
+        allow_null=True,
+        help_text="Only what happened on or before this day. Not before `happened_since`.",
+    )
 
     def validate(self, attrs):
         if attrs["since"] and attrs["until"] and attrs["since"] > attrs["until"]:

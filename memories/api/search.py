@@ -17,27 +17,19 @@ from memories.services.retrieval import Filters, memories_search
 
 
 def _filters(data: dict, user, client) -> Filters:
-    tier = tuple(data.get("tier") or ())
-    status = tuple(data.get("status") or ())
-    as_of = data.get("as_of")
-    if tiers := permissions.readable_tiers(user, client):
-        # A read-only persona: only what it may read, whatever it asked.
-        tier = tuple(t for t in tier if t in tiers) or tiers
-        statuses = permissions.readable_statuses(user, client)
-        status = tuple(s for s in status if s in statuses) or statuses
-        as_of = None
-    return Filters(
-        tier=tier,
+    asked = Filters(
+        tier=tuple(data.get("tier") or ()),
         kind=tuple(data.get("kind") or ()),
-        status=status,
+        status=tuple(data.get("status") or ()),
         tags=tuple(data.get("tags") or ()),
         since=data.get("since"),
         until=data.get("until"),
-        as_of=as_of,
+        as_of=data.get("as_of"),
         speakers=tuple(s.casefold() for s in data.get("speaker") or ()),
         happened_since=data.get("happened_since"),
         happened_until=data.get("happened_until"),
     )
+    return permissions.readable_filters(user, client, asked)
 
 
 class SearchApi(BaseApiView):

@@ -81,6 +81,14 @@ class HistoryOutSerializer(serializers.Serializer):
     versions = MemoryVersionSerializer(many=True)
 
 
+def _disputed_by() -> serializers.ListField:
+    return serializers.ListField(
+        child=serializers.UUIDField(),
+        help_text="The memories this one contradicts in a conflict still waiting for review "
+        "(they are left out of the context); empty when it is not disputed.",
+    )
+
+
 class ProfileEntrySerializer(serializers.Serializer):
     memory = serializers.UUIDField()
     text = serializers.CharField()
@@ -88,6 +96,7 @@ class ProfileEntrySerializer(serializers.Serializer):
     category = serializers.CharField()
     confidence = serializers.FloatField()
     observed_at = serializers.DateTimeField()
+    disputed_by = _disputed_by()
 
 
 class ProfileOutSerializer(serializers.Serializer):
@@ -100,10 +109,21 @@ class CoreOutSerializer(serializers.Serializer):
     content = serializers.CharField()
     kind = serializers.CharField()
     category = serializers.CharField()
+    disputed_by = _disputed_by()
+
+
+class ContextHitSerializer(SearchHitSerializer):
+    disputed_by = _disputed_by()
 
 
 class ContextOutSerializer(serializers.Serializer):
     profile = ProfileOutSerializer()
     core = CoreOutSerializer(many=True)
-    memories = SearchHitSerializer(many=True)
+    memories = ContextHitSerializer(many=True)
     text = serializers.CharField()
+
+
+class ClientProfileOutSerializer(serializers.Serializer):
+    client = serializers.CharField()
+    profile = ProfileOutSerializer()
+    core = CoreOutSerializer(many=True)

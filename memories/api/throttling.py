@@ -57,8 +57,17 @@ class _KindThrottle(SimpleRateThrottle):
         window = int(now // self.duration) * self.duration
         hits, previous = _hit(self.get_cache_key(request, view), window, self.duration)
         carried = previous * (1 - (now - window) / self.duration)
-        self.retry_after = window + self.duration - now
-        return carried + hits <= self.num_requests
+        allowed = carried + hits <= self.num_requests
+        if not allowed:
+            self.retry_after = _retry_after(
+                now=now,
+                window=window,
+                duration=self.duration,
+                limit=self.num_requests,
+                hits=hits,
+                previous=previous,
+            )
+        return allowed
 
     def wait(self):
         return self.retry_after
@@ -84,6 +93,23 @@ class ReadRateThrottle(_KindThrottle):
 
 class WriteRateThrottle(_KindThrottle):
     scope = WRITE
+
+
+def _retry_after(
+    *, now: float, window: int, duration: int, limit: int, hits: int, previous: int
+) -> float:
+    """Seconds until one more request would be allowed if none came meanwhile (what
+    ``Retry-After`` promises). The refused requests count, so the end of the current
+    window is not enough: there, this window's hits become the carried-over ones.
+
+    Within this window the carry shrinks until ``carried + hits + 1 <= limit``; past it,
+    ``hits × (1 - elapsed) + 1 <= limit`` in the next window."""
+    if previous and hits + 1 <= limit:
+        # The carry alone is in the way: it falls below the room left within this window.
+        moment = window + duration * (1 - (limit - hits - 1) / previous)
+        return max(moment - now, 0.0)
+    share = 0.0 if hits <= limit - 1 else 1 - (limit - 1) / hits
+    return window + duration * (1 + share) - now
 
 
 def _hit(key: str, window: int, duration: int) -> tuple[int, int]:

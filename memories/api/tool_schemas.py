@@ -1,11 +1,23 @@
-"""OpenAI function-calling schemas for the agent tools, each mapped to an API call."""
+"""The agent tools: one table that both doors serve. ``GET /api/v1/tools/`` answers it as
+OpenAI function-calling schemas; the MCP server (``agents.mcp``) lists the same names,
+descriptions and JSON schemas and runs each tool as the API call its ``x-memoryhub``
+names. The descriptions are written for a model choosing a tool: what each returns and
+when to use it (and when not)."""
 
 from __future__ import annotations
 
 from memories.models import EventSource, Kind, Status, Tier
 
-_CLIENT = {"type": "string", "description": "Your reference for the client."}
-_MEMORY_ID = {"type": "string", "description": "The memory's id (a UUID)."}
+_CLIENT = {
+    "type": "string",
+    "description": "Your reference for the client this is about (the same one every call "
+    "uses, e.g. 'emma-clarke').",
+}
+_MEMORY_ID = {
+    "type": "string",
+    "format": "uuid",
+    "description": "A memory's id (a UUID), as recall, get_context or list_recent gave it.",
+}
 
 
 def _tool(name, description, properties, required, method, path, body=None):
@@ -25,17 +37,46 @@ def _tool(name, description, properties, required, method, path, body=None):
     }
 
 
+def _list_of(values, description: str) -> dict:
+    return {
+        "type": "array",
+        "items": {"type": "string", "enum": list(values)},
+        "description": description,
+    }
+
+
 TOOLS = [
     _tool(
         "remember",
-        "Store something that happened with the client (what they said, a tool result, a "
-        "decision). memoryhub extracts the facts worth keeping and deduplicates them.",
+        "Record something that just happened with the client: what they said, a tool's "
+        "result, a decision taken. Call it with each new client message or fact worth "
+        "keeping, in their own words; memoryhub extracts the preferences, facts, goals and "
+        "decisions, deduplicates them and notices when something changed. Returns the "
+        "stored event and, per statement, what memory did with it (added, deduplicated, "
+        "updated, extended or conflict). Not for questions: use recall or get_context to "
+        "read.",
         {
             "client": _CLIENT,
-            "content": {"type": "string", "description": "What was said or observed."},
-            "source": {"type": "string", "enum": list(EventSource.values)},
-            "session": {"type": "string", "description": "The conversation's id."},
-            "speaker": {"type": "string", "description": "Who said it: client, assistant…"},
+            "content": {
+                "type": "string",
+                "description": "What was said or observed, verbatim (up to 65,536 characters).",
+            },
+            "source": {
+                "type": "string",
+                "enum": list(EventSource.values),
+                "description": "chat (default) for conversation, tool for a tool's output, "
+                "observation, decision, import.",
+            },
+            "session": {
+                "type": "string",
+                "description": "The conversation's id: turns with the same session are "
+                "read together.",
+            },
+            "speaker": {
+                "type": "string",
+                "description": "Who said it: 'client' (default for chat), 'assistant', or a "
+                "person's name. The assistant's own words are never stored as memories.",
+            },
         },
         ["client", "content"],
         "POST",
@@ -43,30 +84,50 @@ TOOLS = [
     ),
     _tool(
         "recall",
-        "Search the client's memory for what is relevant to a question.",
+        "Search what memoryhub knows about the client for one question or topic ('how "
+        "does she want to be contacted?', 'risk tolerance'). Returns up to k memories, "
+        "best first, each with its content, kind, score and the events it came from; an "
+        "empty list when nothing relevant is known (do not guess then). Use it to look "
+        "something up mid-task; before answering a client's message, get_context gives "
+        "the profile and the relevant memories in one call.",
         {
             "client": _CLIENT,
-            "query": {"type": "string"},
-            "k": {"type": "integer", "minimum": 1, "maximum": 100},
+            "query": {"type": "string", "description": "The question or topic, in words."},
+            "k": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100,
+                "description": "How many memories at most (default 10).",
+            },
             "filters": {
                 "type": "object",
+                "description": "Optional narrowing; leave it out to search all live memory.",
                 "properties": {
-                    "tier": {
+                    "tier": _list_of(Tier.values, "Only these tiers."),
+                    "kind": _list_of(Kind.values, "Only these kinds (e.g. decision)."),
+                    "status": _list_of(
+                        Status.values, "Only these statuses (superseded: what used to be true)."
+                    ),
+                    "tags": {
                         "type": "array",
-                        "items": {"type": "string", "enum": list(Tier.values)},
+                        "items": {"type": "string"},
+                        "description": "Only memories with all of these tags.",
                     },
-                    "kind": {
-                        "type": "array",
-                        "items": {"type": "string", "enum": list(Kind.values)},
+                    "since": {
+                        "type": "string",
+                        "format": "date-time",
+                        "description": "Only what was said at or after this time.",
                     },
-                    "status": {
-                        "type": "array",
-                        "items": {"type": "string", "enum": list(Status.values)},
+                    "until": {
+                        "type": "string",
+                        "format": "date-time",
+                        "description": "Only what was said at or before this time.",
                     },
-                    "tags": {"type": "array", "items": {"type": "string"}},
-                    "since": {"type": "string", "format": "date-time"},
-                    "until": {"type": "string", "format": "date-time"},
-                    "as_of": {"type": "string", "format": "date-time"},
+                    "as_of": {
+                        "type": "string",
+                        "format": "date-time",
+                        "description": "What memory said at this past time.",
+                    },
                 },
                 "additionalProperties": False,
             },
@@ -77,12 +138,24 @@ TOOLS = [
     ),
     _tool(
         "get_context",
-        "Everything to put in the prompt before answering the client's message: profile, "
-        "core memories, relevant memories and a ready-made text within a size budget.",
+        "Call first, before answering the client's latest message: returns everything to "
+        "put in the prompt in one call: the client's profile (stable facts and recent "
+        "activity), their core memories (always relevant), the memories most relevant to "
+        "this message, and 'text', all of it ready to paste into the prompt within "
+        "budget_chars characters.",
         {
             "client": _CLIENT,
-            "message": {"type": "string", "description": "The client's latest message."},
-            "budget_chars": {"type": "integer", "minimum": 200, "maximum": 50000},
+            "message": {
+                "type": "string",
+                "description": "The client's latest message: it decides which memories are "
+                "relevant.",
+            },
+            "budget_chars": {
+                "type": "integer",
+                "minimum": 200,
+                "maximum": 50000,
+                "description": "Largest size of 'text', in characters (default 2000).",
+            },
         },
         ["client", "message"],
         "POST",
@@ -90,7 +163,9 @@ TOOLS = [
     ),
     _tool(
         "get_memory",
-        "One memory with its evidence and relations.",
+        "Read one memory in full by its id: content, kind, tier, status, the events that "
+        "are its evidence and its relations to other memories (what it updates, extends or "
+        "conflicts with). Use it to check where a recalled memory came from.",
         {"memory_id": _MEMORY_ID},
         ["memory_id"],
         "GET",
@@ -99,11 +174,22 @@ TOOLS = [
     ),
     _tool(
         "list_recent",
-        "The client's most recently confirmed memories.",
+        "The client's most recently confirmed live memories, newest first, whatever the "
+        "topic: for catching up on a client at the start of a task. To find something "
+        "specific, use recall.",
         {
             "client": _CLIENT,
-            "limit": {"type": "integer", "minimum": 1, "maximum": 200},
-            "kind": {"type": "string", "enum": list(Kind.values)},
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 200,
+                "description": "How many at most (default 20).",
+            },
+            "kind": {
+                "type": "string",
+                "enum": list(Kind.values),
+                "description": "Only memories of this kind.",
+            },
         },
         ["client"],
         "GET",
@@ -112,18 +198,32 @@ TOOLS = [
     ),
     _tool(
         "forget",
-        "Remove a memory from every future answer (it stays in the audit trail).",
-        {"memory_id": _MEMORY_ID, "reason": {"type": "string"}},
+        "Remove a memory from every future answer, when the client asks you to forget it "
+        "or it is plainly wrong. It is kept in the audit trail, not erased. To record that "
+        "something changed, call remember with the new fact instead: memory supersedes the "
+        "old one itself. Returns the memory as it is now (status deleted).",
+        {
+            "memory_id": _MEMORY_ID,
+            "reason": {"type": "string", "description": "Why, for the audit trail."},
+        },
         ["memory_id"],
         "DELETE",
         "/api/v1/memories/{memory_id}/",
     ),
     _tool(
         "give_feedback",
-        "Say whether a recalled memory was useful; unhelpful memories rank lower.",
-        {"memory_id": _MEMORY_ID, "useful": {"type": "boolean"}, "note": {"type": "string"}},
+        "Say whether a memory recall or get_context gave you was useful for the answer: "
+        "unhelpful memories rank lower next time, useful ones higher. Returns the memory "
+        "with its new confidence.",
+        {
+            "memory_id": _MEMORY_ID,
+            "useful": {"type": "boolean", "description": "true if it helped, false if not."},
+            "note": {"type": "string", "description": "Why, in a few words (optional)."},
+        },
         ["memory_id", "useful"],
         "POST",
         "/api/v1/memories/{memory_id}/feedback/",
     ),
 ]
+
+TOOLS_BY_NAME = {tool["function"]["name"]: tool for tool in TOOLS}

@@ -1,7 +1,7 @@
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from memories.api import clients, events, health, memories, probes, search, tools
+from memories.api import clients, events, health, memories, probes, search, tools, webhooks
 
 app_name = "memories"
 
@@ -28,8 +28,17 @@ api_urlpatterns = [
     path("clients/<str:ref>/", clients.ClientApi.as_view(), name="client"),
     path("clients/<str:ref>/export/", clients.ClientExportApi.as_view(), name="client-export"),
     path("tools/", tools.ToolsApi.as_view(), name="tools"),
+    path("webhooks/", webhooks.WebhooksApi.as_view(), name="webhooks"),
+    path("webhooks/<uuid:endpoint_id>/", webhooks.WebhookApi.as_view(), name="webhook"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    # The split view serves its script as a file (?script): no inline script (CSP).
+    path(
+        "docs/",
+        SpectacularSwaggerSplitView.as_view(
+            url_name="api:schema", template_name="memories/api_docs.html"
+        ),
+        name="docs",
+    ),
     path(
         "memories/<uuid:memory_id>/history/",
         memories.MemoryHistoryApi.as_view(),

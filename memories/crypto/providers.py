@@ -48,14 +48,21 @@ def _setting(name: str) -> str:
 
 
 def parse_master_key(raw: str, *, name: str = "MEMORYHUB_MASTER_KEY") -> bytes:
+    """32 bytes from base64 in either alphabet: the standard one (``+/``) or the URL-safe
+    one (``-_``, what ``Fernet.generate_key()`` prints), padded or not. The same bytes are
+    the same key (and version) whichever way they are written."""
+    text = raw.strip()
+    text += "=" * (-len(text) % 4)
     try:
-        key = base64.b64decode(raw, validate=True)
+        # altchars maps "-_" onto "+/" before the check, so both alphabets pass it.
+        key = base64.b64decode(text, altchars=b"-_", validate=True)
     except (binascii.Error, ValueError):
         key = b""
     if len(key) != 32:
         raise KeyUnavailable(
-            f'{name} must be 32 random bytes in base64 (e.g. `python -c "import os, base64; '
-            f'print(base64.b64encode(os.urandom(32)).decode())"`).'
+            f"{name} must be 32 random bytes in base64, standard or URL-safe alphabet (e.g. "
+            '`python -c "import os, base64; print(base64.b64encode(os.urandom(32)).decode())"`'
+            " or `Fernet.generate_key()`)."
         )
     return key
 

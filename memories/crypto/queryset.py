@@ -61,6 +61,12 @@ class SealedQuerySet(models.QuerySet):
             for client_id, tenant_id in pairs:
                 if tenant_id not in encrypted:
                     continue
+                if client_id is None:
+                    # A row about no client (a webhook delivery of an erasure) holds none
+                    # of a client's words, and there is no client's key to seal with.
+                    rows = self.filter(client_id__isnull=True, tenant_id=tenant_id)
+                    count += super(SealedQuerySet, rows).update(**kwargs)
+                    continue
                 key = keys.client_key(client_id, tenant_id)
                 values = {
                     name: value

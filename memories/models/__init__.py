@@ -31,6 +31,7 @@ from memories.models.tenancy import (
     Tenant,
     TextSearchLanguage,
 )
+from memories.models.webhooks import WebhookDelivery, WebhookEndpoint, WebhookEvent
 
 __all__ = [
     "LIVE_STATUSES",
@@ -64,6 +65,9 @@ __all__ = [
     "Tenant",
     "TextSearchLanguage",
     "Tier",
+    "WebhookDelivery",
+    "WebhookEndpoint",
+    "WebhookEvent",
     "unexpired",
     "unexpired_sql",
     "vector_literal",

@@ -82,6 +82,7 @@ class MemoryAccess(models.Model):
     rolled_up = models.BooleanField(default=False)
 
     class Meta:
+        verbose_name_plural = "memory accesses"
         indexes = [
             models.Index(fields=["memory", "at"]),
             models.Index(fields=["at"], condition=models.Q(rolled_up=False), name="access_pending"),

@@ -37,6 +37,11 @@ class Tenant(models.Model):
         default=False, help_text="Content is encrypted at rest with a key per client."
     )
     vector_search_enabled = models.BooleanField(default=True)
+    webhook_plaintext_allowed = models.BooleanField(
+        default=False,
+        help_text="Encrypted tenants: webhook deliveries carry what clients said (in clear, "
+        "to the tenant's own endpoints). Off: they carry ids, kinds and statuses only.",
+    )
     conflict_policy = models.CharField(
         max_length=32, choices=ConflictPolicy.choices, default=ConflictPolicy.SUPERIOR_EVIDENCE
     )

@@ -8,10 +8,11 @@ to one of their groups). A superuser is ADMIN in every tenant.
 
 - ADMIN (a superuser): every tenant, and everything in it.
 - SUPERVISOR: every client of their tenant; writes memory, overrides tiers, decides
-  reviews, runs evaluations, erases clients, manages the tenant's API keys.
+  reviews, undoes corrections and forgets, runs evaluations, erases clients, manages the
+  tenant's API keys.
 - ADVISOR: the clients assigned to them, and the memory of their own sessions (even
-  after the client is unassigned); writes the memory they see; a client they create by
-  posting about it is assigned to them.
+  after the client is unassigned); writes (corrects, forgets) the memory they see; a
+  client they create by posting about it is assigned to them.
 - CLIENT, PROSPECT: the live ``core`` tier of their own client record, read only.
 - NEXTGEN_HEIR: the live ``core`` tier of their own client record, read only; never a
   parent's (a family link gives no access).
@@ -27,11 +28,19 @@ Three kinds of answer:
   filtered, never checked row by row.
 
 ``roles`` names the permissions and reads a user's role; ``querysets`` filters lists;
-``objects`` answers about one object and fetches it. Callers use this package's names.
+``objects`` answers about one object and fetches it; ``curating`` answers for the pages'
+corrections, forgets, undos and audit trail. Callers use this package's names.
 """
 
 from __future__ import annotations
 
+from memories.permissions.curating import (
+    can_read_audit,
+    can_undo_change,
+    client_for_audit,
+    memory_for_audit,
+    memory_for_undo,
+)
 from memories.permissions.objects import (
     can_browse_client,
     can_browse_clients,
@@ -41,6 +50,7 @@ from memories.permissions.objects import (
     can_export_client,
     can_import_client,
     can_manage_api_keys,
+    can_manage_webhooks,
     can_override_tier,
     can_read_history,
     can_read_memory,
@@ -60,6 +70,7 @@ from memories.permissions.objects import (
     memory_for_tier_override,
     memory_for_write,
     own_client,
+    readable_filters,
     readable_statuses,
     readable_tiers,
     review_item_for_decision,
@@ -79,6 +90,7 @@ from memories.permissions.roles import (
     EXPORT_CLIENT,
     IMPORT_CLIENT,
     MANAGE_API_KEYS,
+    MANAGE_WEBHOOKS,
     OVERRIDE_TIER,
     READ_MEMORY,
     READ_ONLY_MESSAGE,
@@ -87,6 +99,7 @@ from memories.permissions.roles import (
     ROLE_PERMISSIONS,
     RUN_EVALUATION,
     SEE_ALL_CLIENTS,
+    UNDO_CHANGE,
     VIEW_MEMBERS,
     VIEW_OPERATIONS,
     VIEW_REVIEWS,
@@ -106,6 +119,7 @@ __all__ = [
     "EXPORT_CLIENT",
     "IMPORT_CLIENT",
     "MANAGE_API_KEYS",
+    "MANAGE_WEBHOOKS",
     "OVERRIDE_TIER",
     "READ_MEMORY",
     "READ_ONLY_MESSAGE",
@@ -114,6 +128,7 @@ __all__ = [
     "ROLE_PERMISSIONS",
     "RUN_EVALUATION",
     "SEE_ALL_CLIENTS",
+    "UNDO_CHANGE",
     "VIEW_MEMBERS",
     "VIEW_OPERATIONS",
     "VIEW_REVIEWS",
@@ -127,16 +142,20 @@ __all__ = [
     "can_export_client",
     "can_import_client",
     "can_manage_api_keys",
+    "can_manage_webhooks",
     "can_override_tier",
+    "can_read_audit",
     "can_read_history",
     "can_read_memory",
     "can_run_evaluation",
     "can_see_tenant",
+    "can_undo_change",
     "can_view_operations",
     "can_view_review_queue",
     "can_write_client_memory",
     "can_write_memory",
     "client_by_id_for_read",
+    "client_for_audit",
     "client_for_erasure",
     "client_for_export",
     "client_for_read",
@@ -146,10 +165,13 @@ __all__ = [
     "has_perm",
     "is_read_only",
     "memories_visible_to",
+    "memory_for_audit",
     "memory_for_read",
     "memory_for_tier_override",
+    "memory_for_undo",
     "memory_for_write",
     "own_client",
+    "readable_filters",
     "readable_statuses",
     "readable_tiers",
     "review_item_for_decision",

@@ -3,6 +3,9 @@ they may not see it, 403 when they may see it but not act."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
 from django.core.exceptions import PermissionDenied
 from django.db import connection
 from django.db.models import QuerySet
@@ -24,6 +27,7 @@ from memories.permissions.roles import (
     EXPORT_CLIENT,
     IMPORT_CLIENT,
     MANAGE_API_KEYS,
+    MANAGE_WEBHOOKS,
     OVERRIDE_TIER,
     READ_ONLY_MESSAGE,
     RUN_EVALUATION,
@@ -36,6 +40,9 @@ from memories.permissions.roles import (
     is_read_only,
     role_in,
 )
+
+if TYPE_CHECKING:
+    from memories.services.retrieval import Filters
 
 # --- Questions: can this user …? -------------------------------------------------------
 
@@ -114,6 +121,10 @@ def can_manage_api_keys(user, tenant: Tenant) -> bool:
     return has_perm(user, tenant, MANAGE_API_KEYS)
 
 
+def can_manage_webhooks(user, tenant: Tenant) -> bool:
+    return has_perm(user, tenant, MANAGE_WEBHOOKS)
+
+
 def can_view_operations(user, tenant: Tenant) -> bool:
     """May see job runs and the audit trail."""
     return has_perm(user, tenant, VIEW_OPERATIONS)
@@ -128,6 +139,24 @@ def readable_statuses(user, client: Client) -> tuple[str, ...]:
     """The statuses ``user`` may read; () means every status (forgotten and superseded
     memories stay visible to advisors and supervisors, as history)."""
     return tuple(LIVE_STATUSES) if is_read_only(user, client.tenant_id) else ()
+
+
+def readable_filters(user, client: Client, filters: Filters) -> Filters:
+    """``filters`` narrowed to what ``user`` may read of ``client``, for the API's search and
+    the client page's alike. A read-only persona (client, prospect, heir) reads the live
+    core tier and no past state: tiers and statuses it may not read are dropped from what it
+    asked (nothing left: the core tier, and the search's default, live and unexpired), and
+    ``as_of`` goes."""
+    tiers = readable_tiers(user, client)
+    if not tiers:
+        return filters
+    statuses = readable_statuses(user, client)
+    return replace(
+        filters,
+        tier=tuple(t for t in filters.tier if t in tiers) or tiers,
+        status=tuple(s for s in filters.status if s in statuses),
+        as_of=None,
+    )
 
 
 # --- Fetch one: 404 when not visible, 403 when visible but not actionable ------------
@@ -147,7 +176,10 @@ _CLIENT_BY_REF = (
 
 def client_for_read(user, tenant: Tenant, external_ref: str) -> Client:
     """The client ``external_ref`` of ``tenant`` if ``user`` may see it, else 404 (missing
-    or not theirs: the same answer)."""
+    or not theirs: the same answer). A reference with a NUL in it (a path such as
+    ``/clients/%00/``) names no client: no stored text can hold one."""
+    if "\x00" in external_ref:
+        raise _not_found_client(external_ref)
     if has_perm(user, tenant, SEE_ALL_CLIENTS):
         # Every search and context starts here: one row by its unique key (the ORM took
         # longer to build this query than the database to answer it).

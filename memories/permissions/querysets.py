@@ -27,12 +27,15 @@ from memories.models import (
     Session,
     Tenant,
     Tier,
+    WebhookDelivery,
+    WebhookEndpoint,
 )
 from memories.models.records import MemoryQuerySet
 from memories.permissions.roles import (
     ADVISE_CLIENT,
     DECIDE_REVIEW,
     MANAGE_API_KEYS,
+    MANAGE_WEBHOOKS,
     READ_MEMORY,
     READ_ONLY_ROLES,
     ROLE_PERMISSIONS,
@@ -198,6 +201,8 @@ def scoped(user, queryset: QuerySet, tenant: TenantRef | None = None) -> QuerySe
         return _filter(queryset, _tenant_only_q(user, tenant, permission=VIEW_MEMBERS, own="user"))
     if model in (AuditEntry, JobRun):
         return _filter(queryset, _tenant_only_q(user, tenant, permission=VIEW_OPERATIONS))
+    if model in (WebhookEndpoint, WebhookDelivery):
+        return _filter(queryset, _tenant_only_q(user, tenant, permission=MANAGE_WEBHOOKS))
     if _has_field(model, "client"):
         # Profiles, review items and the like: what the client's memory shows, so only
         # roles that read memory beyond their own core tier.

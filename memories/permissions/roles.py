@@ -21,7 +21,7 @@ ADVISE_CLIENT = "advise_client"  # the guardian object permission: advisor ↔ c
 
 READ_MEMORY = "read_memory"  # read the memory of the clients one sees
 READ_OWN_CORE = "read_own_core"  # read the live core tier of one's own client record
-WRITE_MEMORY = "write_memory"  # post events, forget, give feedback
+WRITE_MEMORY = "write_memory"  # post events, correct, forget, give feedback
 CREATE_CLIENT = "create_client"  # a new client on first use of its reference
 SEE_ALL_CLIENTS = "see_all_clients"  # every client of the tenant, assigned or not
 OVERRIDE_TIER = "override_tier"  # pin a memory's tier by hand
@@ -32,8 +32,10 @@ ERASE_CLIENT = "erase_client"  # the right to be forgotten
 EXPORT_CLIENT = "export_client"  # portability: everything held about a client, in one file
 IMPORT_CLIENT = "import_client"  # portability, the way back: a client from its export
 MANAGE_API_KEYS = "manage_api_keys"  # list and revoke the tenant's keys
+MANAGE_WEBHOOKS = "manage_webhooks"  # register webhook endpoints, see their deliveries
 VIEW_MEMBERS = "view_members"  # who belongs to the tenant, in which role
 VIEW_OPERATIONS = "view_operations"  # job runs and the audit trail
+UNDO_CHANGE = "undo_change"  # restore what a correction or a forget changed
 
 _SUPERVISOR = frozenset(
     {
@@ -49,8 +51,10 @@ _SUPERVISOR = frozenset(
         EXPORT_CLIENT,
         IMPORT_CLIENT,
         MANAGE_API_KEYS,
+        MANAGE_WEBHOOKS,
         VIEW_MEMBERS,
         VIEW_OPERATIONS,
+        UNDO_CHANGE,
     }
 )
 ROLE_PERMISSIONS: dict[str, frozenset[str]] = {

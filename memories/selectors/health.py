@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 from typing import Any
 
@@ -10,6 +11,8 @@ from django.db import connection
 from django.utils import timezone
 
 from memories.services.embedding.providers import CATALOGUE, get_chain
+
+logger = logging.getLogger(__name__)
 
 
 def database_status() -> dict:
@@ -93,6 +96,7 @@ def health_report() -> dict:
     try:
         report.update(database_status())
     except Exception as exc:
+        logger.warning("health: the database cannot be reached: %s", exc)
         report["status"] = "error"
         report["database"] = {"ok": False, "detail": str(exc)}
         report["pgvector"] = {"installed": False, "version": None}

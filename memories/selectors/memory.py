@@ -4,12 +4,14 @@ linked to it a user may see."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db import connection
+from django.db.models import Q
 from django.db.models.expressions import RawSQL
 
 from memories import permissions
-from memories.models import Memory, Relation, RelationType
+from memories.models import LIVE_STATUSES, AuditEntry, Memory, Relation, RelationType
 
 # The evidence shown with a memory: what the agent can cite. A memory id array is the
 # one parameter; search sends it in the same round trip as the access log.
@@ -96,3 +98,110 @@ def linked_for(user, memory: Memory, *, relations: bool = True, versions: bool =
         versions=[v for v in chain if v.pk in visible],
         visible=visible,
     )
+
+
+@dataclass(frozen=True)
+class StatusChange:
+    """Why a memory left the answers, as its page says it: ``before`` + the memory that
+    took its place or was kept instead (``other``, when the user may see it) + ``after``,
+    then who, when and why."""
+
+    before: str
+    other: Memory | None
+    after: str
+    actor: str = ""
+    at: datetime | None = None
+    reason: str = ""
+    refers: bool = True  # the sentence names another memory (hidden ones as "another")
+
+
+# A review decision, from the memory it took out of the answers.
+_DECIDED = {
+    "accept_new": ("in review, ", " was accepted in its place"),
+    "keep_old": ("in review, ", " was kept instead"),
+    "merge": ("in review, it was merged into ", ""),
+}
+
+
+def status_change(user, memory: Memory, linked: Linked) -> StatusChange | None:
+    """Why ``memory`` is no longer live: the latest change a person made that did it (a
+    review decision, a forget, a correction that replaced it, the undo of it as a
+    correction), from its audit entry; else what ingest or a job related to it (an update,
+    a merge)."""
+    if memory.status in LIVE_STATUSES:
+        return None
+    entry = _latest_change(memory, linked)
+    if entry is not None:
+        seen = {str(r["memory"].pk): r["memory"] for r in linked.relations}
+        if entry.action == "memory.forget":
+            return StatusChange(
+                "forgotten on request",
+                None,
+                "",
+                refers=False,
+                actor=entry.actor_label,
+                at=entry.at,
+                reason=entry.reason,
+            )
+        if entry.action == "memory.correct":  # a correction (the entry's memory) replaced it
+            return StatusChange(
+                "corrected: ",
+                seen.get(entry.object_id),
+                " replaced it",
+                actor=entry.actor_label,
+                at=entry.at,
+                reason=entry.reason,
+            )
+        if entry.action == "memory.undo":  # it was a correction, and it was taken back
+            return StatusChange(
+                "the correction of ",
+                seen.get(entry.object_id),
+                " was undone",
+                actor=entry.actor_label,
+                at=entry.at,
+                reason=entry.reason,
+            )
+        before, after = _DECIDED.get(entry.data.get("decision"), ("in review, against ", ""))
+        kept = entry.data.get("kept")
+        other = (
+            permissions.memories_visible_to(user, memory.tenant_id).filter(pk=kept).first()
+            if kept
+            else None
+        )
+        return StatusChange(
+            before, other, after, actor=entry.actor_label, at=entry.at, reason=entry.reason
+        )
+    for relation in linked.relations:
+        kind, direction, other = relation["type"], relation["direction"], relation["memory"]
+        if kind == RelationType.UPDATES and direction == "in":
+            return StatusChange(
+                "", other, ", a newer statement, updates it", at=memory.invalidated_at
+            )
+        if kind == RelationType.MERGED_INTO and direction == "out":
+            return StatusChange("merged into ", other, "", at=memory.invalidated_at)
+    return None
+
+
+def _latest_change(memory: Memory, linked: Linked) -> AuditEntry | None:
+    """The latest audit entry that took ``memory`` out of the answers: one on the memory
+    itself (a review's invalidation, a forget), a correction that names it (on the memory
+    that updates it), or an undo that deleted it (on the memory it had updated). Found by
+    object id, which is indexed, among the memories linked to it by ``updates``."""
+    me = str(memory.pk)
+    newer = [str(r["memory"].pk) for r in linked.relations if _updates(r, "in")]
+    older = [str(r["memory"].pk) for r in linked.relations if _updates(r, "out")]
+    about = (
+        Q(object_id=me, action__in=("memory.invalidate", "memory.forget"))
+        | Q(object_id__in=newer, action="memory.correct", data__corrects=me)
+        | Q(object_id__in=older, action="memory.undo", data__deleted=me)
+    )
+    return (
+        AuditEntry.objects.filter(tenant_id=memory.tenant_id, object_type="memory")
+        .filter(about)
+        .order_by("-at", "-pk")
+        .first()
+    )
+
+
+def _updates(relation: dict, direction: str) -> bool:
+    return relation["type"] == RelationType.UPDATES and relation["direction"] == direction

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from curation.selectors import open_disputes
 from memories import permissions
 from memories.models import Memory, Precision
 from memories.services.extraction.heuristic import speaker_role
@@ -17,6 +18,25 @@ def core_memories(client) -> list[Memory]:
     )
 
 
+def client_profile(*, user, client) -> dict:
+    """The client's profile (static and dynamic) and core memories, as ``user`` may read
+    them: clients, prospects and heirs get their own core tier and no profile. One side of
+    each open conflict, as the context shows it (``Disputes``)."""
+    core = core_memories(client)
+    if permissions.readable_tiers(user, client) == ("core",):
+        return {"profile": {"static": [], "dynamic": []}, "core": core, "disputed_by": {}}
+    profile = profile_for(client)
+    disputes = Disputes(open_disputes(client))
+    core = [m for m in core if disputes.keeps(str(m.pk))]  # core first, as the context reads
+    static = [e for e in profile.static if disputes.keeps(e["memory"])]
+    dynamic = [e for e in profile.dynamic if disputes.keeps(e["memory"])]
+    return {
+        "profile": {"static": static, "dynamic": dynamic},
+        "core": core,
+        "disputed_by": disputes.shown_rivals(),
+    }
+
+
 def context_build(
     *,
     user,
@@ -25,9 +45,11 @@ def context_build(
     budget_chars: int = 2000,
     k: int = 8,
     with_evidence: bool = False,
+    record_access: bool = True,
 ) -> dict:
     """Core, profile, the ``k`` memories most relevant to ``message`` (with their evidence
-    when asked) and the prompt-ready ``text`` within ``budget_chars``."""
+    when asked) and the prompt-ready ``text`` within ``budget_chars``. ``record_access``
+    off: a person previewing what the agent would read is not the agent using memory."""
     core = core_memories(client)
     if permissions.readable_tiers(user, client) == ("core",):
         # Clients, prospects and heirs: their own core tier, nothing else.
@@ -35,6 +57,7 @@ def context_build(
             "profile": {"static": [], "dynamic": []},
             "core": core,
             "hits": [],
+            "disputed_by": {},
             "text": render_text(core=core, static=[], hits=[], dynamic=[], budget=budget_chars),
         }
     profile = profile_for(client)
@@ -47,21 +70,70 @@ def context_build(
             k=k + len(core),
             filters=Filters(),
             with_evidence=with_evidence,
+            record_access=record_access,
         )
         if str(h.memory.pk) not in core_ids
     ][:k]
+    disputes = Disputes(open_disputes(client))
+    core = [m for m in core if disputes.keeps(str(m.pk))]
+    hits = [h for h in hits if disputes.keeps(str(h.memory.pk))]
+    static = [e for e in profile.static if disputes.keeps(e["memory"])]
+    dynamic = [e for e in profile.dynamic if disputes.keeps(e["memory"])]
     return {
-        "profile": {"static": profile.static, "dynamic": profile.dynamic},
+        "profile": {"static": static, "dynamic": dynamic},
         "core": core,
         "hits": hits,
+        "disputed_by": disputes.shown_rivals(),
         "text": render_text(
             core=core,
-            static=profile.static,
+            static=static,
             hits=hits,
-            dynamic=profile.dynamic,
+            dynamic=dynamic,
             budget=budget_chars,
+            notes=disputes.notes(),
         ),
     }
+
+
+class Disputes:
+    """Conflicts waiting for a person (``rivals``: memory id → the memories it contradicts).
+    Until someone decides, the agent reads one answer: the first side it meets, in the
+    order the context is read (core, then relevance to the message, then the profile's
+    own order), marked as disputed and naming the other side, which is left out."""
+
+    def __init__(self, rivals: dict[str, list[Memory]]):
+        self.rivals = rivals
+        self.kept: set[str] = set()
+
+    def keeps(self, memory_id: str) -> bool:
+        """Whether to show ``memory_id``: not when a side it contradicts is shown already."""
+        if any(str(r.pk) in self.kept for r in self.rivals.get(memory_id, ())):
+            return False
+        self.kept.add(memory_id)
+        return True
+
+    def shown_rivals(self) -> dict[str, list[str]]:
+        """Memory id → the ids of the memories disputing it, for the memories shown."""
+        return {
+            memory_id: [str(r.pk) for r in self.rivals.get(memory_id, ())]
+            for memory_id in self.kept
+        }
+
+    def notes(self) -> dict[str, str]:
+        """What the agent reads after a disputed memory's line."""
+        return {
+            memory_id: _dispute_note([r.content for r in rivals])
+            for memory_id in self.kept
+            if (rivals := self.rivals.get(memory_id))
+        }
+
+
+def _dispute_note(texts: list[str]) -> str:
+    quoted = [f"“{text}”" for text in texts]
+    if len(quoted) == 1:
+        return f" (disputed: a conflicting statement, {quoted[0]}, waits for review)"
+    listed = ", ".join(quoted[:-1]) + f" and {quoted[-1]}"
+    return f" (disputed: conflicting statements, {listed}, wait for review)"
 
 
 def memory_line(memory: Memory) -> str:
@@ -86,9 +158,11 @@ def when_of(memory: Memory) -> str:
     return spans.get(memory.occurred_precision, day.isoformat())
 
 
-def render_text(*, core, static, hits, dynamic, budget: int) -> str:
+def render_text(*, core, static, hits, dynamic, budget: int, notes=None) -> str:
     """Sections in order of importance, each line added only while the whole fits in
-    ``budget`` characters; a memory already shown is not repeated."""
+    ``budget`` characters; a memory already shown is not repeated. ``notes``: memory id →
+    what follows its line (a dispute)."""
+    notes = notes or {}
     sections = [
         ("Core memories", [(str(m.pk), m.content) for m in core]),
         ("Relevant to this message", [(str(h.memory.pk), memory_line(h.memory)) for h in hits]),
@@ -103,10 +177,11 @@ def render_text(*, core, static, hits, dynamic, budget: int) -> str:
             if memory_id in shown:
                 continue
             head = block or ([""] if out else []) + [f"{title}:"]
-            trial = [*out, *head, f"- {text}"]
+            line = f"- {text}{notes.get(memory_id, '')}"
+            trial = [*out, *head, line]
             if len("\n".join(trial)) > budget:
                 continue
-            block = [*head, f"- {text}"]
+            block = [*head, line]
             shown.add(memory_id)
         out.extend(block)
     return "\n".join(out)

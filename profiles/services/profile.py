@@ -1,15 +1,16 @@
-"""Per-client profile: stable facts (static) and recent activity (dynamic), rebuilt from
-memories after each write that touches the client, so reads never scan for it."""
+"""Per-client profile: stable facts (static) and recent activity (dynamic), stored and
+rebuilt from memories after a write that touches the client, so reads scan memories only
+for the first read after such a write."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
-from memories.models import Category, Kind, Memory
+from memories.models import Category, Client, Kind, Memory
 from profiles.models import Profile
 
 STATIC_CATEGORIES = (Category.PREFERENCE, Category.FACT, Category.RELATIONSHIP, Category.CONSTRAINT)
@@ -30,9 +31,9 @@ def _entry(memory: Memory) -> dict:
     }
 
 
-@transaction.atomic
-def profile_refresh(*, client) -> Profile:
-    now = timezone.now()
+def profile_build(*, client, now=None) -> tuple[list[dict], list[dict]]:
+    """The profile as the client's memory holds it at ``now``: (static, dynamic)."""
+    now = now or timezone.now()
     live = Memory.objects.current(now).filter(client=client)
     static = live.filter(
         kind__in=STATIC_KINDS,
@@ -47,11 +48,17 @@ def profile_refresh(*, client) -> Profile:
         )
         .order_by("-last_seen_at")[:LIMIT]
     )
+    return [_entry(m) for m in static], [_entry(m) for m in dynamic]
+
+
+@transaction.atomic
+def profile_refresh(*, client) -> Profile:
+    now = timezone.now()
+    static, dynamic = profile_build(client=client, now=now)
     profile, _ = Profile.objects.select_for_update().get_or_create(
         client=client, defaults={"tenant_id": client.tenant_id}
     )
-    profile.static = [_entry(m) for m in static]
-    profile.dynamic = [_entry(m) for m in dynamic]
+    profile.static, profile.dynamic = static, dynamic
     profile.version += 1
     profile.refreshed_at = now
     profile.save()
@@ -59,5 +66,42 @@ def profile_refresh(*, client) -> Profile:
 
 
 def profile_for(client) -> Profile:
-    """The stored profile, built once if the client has none yet."""
-    return Profile.objects.filter(client=client).first() or profile_refresh(client=client)
+    """The client's profile as memory holds it now: the stored one, or, when a write marked
+    it stale (``memories.services.write.staleness``) or there is none yet, rebuilt first.
+
+    This is what makes a decision, a forget, a tier move or a job visible to the very next
+    context call and page, whether or not a worker has run the refresh queued for it."""
+    stored = (
+        Profile.objects.filter(client_id=client.pk)
+        .annotate(stale_since=F("client__profile_stale_since"))
+        .first()
+    )
+    if stored is not None and stored.stale_since is None:
+        return stored
+    return _rebuild(client, stored)
+
+
+def _rebuild(client, stored: Profile | None) -> Profile:
+    """Rebuild and store the profile, clearing the mark, under the client's row lock. If a
+    write (or another rebuild) holds that lock, build it without storing: what is committed
+    is read either way, and the holder leaves the mark for the next reader or the worker."""
+    with transaction.atomic():
+        claimed = (
+            Client.objects.select_for_update(skip_locked=True, no_key=True)
+            .filter(pk=client.pk)
+            .first()
+        )
+        if claimed is not None:
+            profile = profile_refresh(client=claimed)
+            Client.objects.filter(pk=claimed.pk).update(profile_stale_since=None)
+            return profile
+    now = timezone.now()
+    static, dynamic = profile_build(client=client, now=now)
+    return Profile(
+        tenant_id=client.tenant_id,
+        client=client,
+        static=static,
+        dynamic=dynamic,
+        version=stored.version if stored is not None else 0,
+        refreshed_at=now,
+    )

@@ -1,8 +1,8 @@
-import json
 import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
+from memories import jsonbody
 from memories.errors import DomainError
 from memories.models import Tenant
 from memories.services.client_data.importing import client_import
@@ -21,11 +21,14 @@ class Command(BaseCommand):
             raise CommandError(f"no tenant {tenant!r}")
         try:
             if file == "-":
-                data = json.load(sys.stdin)
+                data = jsonbody.loads(sys.stdin.read())
             else:
                 with open(file, encoding="utf-8") as handle:
-                    data = json.load(handle)
-        except (OSError, json.JSONDecodeError) as exc:
+                    data = jsonbody.loads(handle.read())
+        except jsonbody.Unfit as exc:
+            where = f" at {exc.path}" if exc.path else ""
+            raise CommandError(f"cannot import {file}{where}: {exc.message}") from exc
+        except (OSError, ValueError) as exc:
             raise CommandError(f"cannot read {file}: {exc}") from exc
         try:
             client = client_import(tenant=target, data=data, actor_label="manage.py import_client")

@@ -9,12 +9,33 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+from django.core.management.commands import runserver
+from django.core.servers import basehttp
 from django.db import connections
 
 from memories.demo import DEMO_USERS
 from memories.management.commands.seed_demo import DEFAULT_PASSWORD
+from memories.middleware import SERVER_NAME
 from memoryhub import embedded_db, serving
 from memoryhub.observability import metrics
+
+
+class QuietRequestHandler(basehttp.WSGIRequestHandler):
+    """Names no server software or version in the answers the HTTP layer writes itself
+    (a malformed request line, a URL too long); the app's answers carry the ``Server``
+    header that ``memories.middleware.ServerHeaderMiddleware`` sets."""
+
+    def version_string(self) -> str:
+        return SERVER_NAME
+
+
+class QuietWSGIServer(basehttp.WSGIServer):
+    def __init__(self, server_address, handler_class, *args, **kwargs):
+        super().__init__(server_address, QuietRequestHandler, *args, **kwargs)
+
+
+class DevServer(runserver.Command):
+    server_cls = QuietWSGIServer
 
 
 class Command(BaseCommand):
@@ -41,7 +62,7 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         if opts["dev"] and os.environ.get("RUN_MAIN") == "true":
             # The development server's reloaded child: the parent did the rest.
-            call_command("runserver", opts["addrport"])
+            call_command(DevServer(), opts["addrport"])
             return
         host, _, port = opts["addrport"].rpartition(":")
         if not host or not port.isdigit():
@@ -72,7 +93,7 @@ class Command(BaseCommand):
         web = None
         try:
             if opts["dev"]:
-                call_command("runserver", opts["addrport"])
+                call_command(DevServer(), opts["addrport"])
             else:
                 web = subprocess.Popen(  # noqa: S603
                     serving.child_command(plan.command(host.strip("[]"), int(port))),

@@ -14,6 +14,7 @@ def schedules() -> dict[str, tuple[str, int, time | None]]:
     One place declares every schedule; the nightly jobs run in dependency order, so the
     promotion queue is ready for the supervisors' morning."""
     return {
+        "webhooks": ("memories.tasks.webhooks", 1, None),  # retries of failed deliveries
         "reembed": ("memories.tasks.reembed", 5, None),
         "roll_up_accesses": ("memories.tasks.roll_up_accesses", 5, None),
         "refresh_profiles": ("profiles.tasks.refresh_profiles", 10, None),

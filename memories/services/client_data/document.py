@@ -7,11 +7,12 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Callable
-from datetime import date
+from datetime import UTC, date
 from typing import Any
 
 from django.utils.dateparse import parse_datetime
 
+from memories import jsonbody
 from memories.errors import DomainError
 from memories.models import (
     Category,
@@ -25,8 +26,13 @@ from memories.models import (
     Tier,
 )
 from memories.services.client_data.export import FORMAT
+from memories.timebounds import EARLIEST, EARLIEST_DAY, too_early
 
 _HAS_TEXT = re.compile(r"\S")
+NUL = "may not hold a NUL character (PostgreSQL text cannot)"
+# ... as the schema says of every text.
+_NO_NUL = "^[^\\x00]*$"
+_NO_NUL_WITH_TEXT = f"^[^\\x00]*{_HAS_TEXT.pattern}[^\\x00]*$"
 
 
 def _check(schema: dict, nullable: bool, parse: Callable) -> Callable:
@@ -45,6 +51,8 @@ def _text(max_length: int | None = None, *, required: bool = False) -> Callable:
     def parse(value):
         if not isinstance(value, str):
             raise ValueError("must be text")
+        if "\x00" in value:
+            raise ValueError(NUL)
         if max_length is not None and len(value) > max_length:
             raise ValueError(f"must be at most {max_length} characters")
         if required and not _HAS_TEXT.search(value):
@@ -52,13 +60,15 @@ def _text(max_length: int | None = None, *, required: bool = False) -> Callable:
         return value
 
     schema = {"type": "string"} | ({"maxLength": max_length} if max_length else {})
-    return _check(schema | ({"pattern": _HAS_TEXT.pattern} if required else {}), False, parse)
+    return _check(schema | {"pattern": _NO_NUL_WITH_TEXT if required else _NO_NUL}, False, parse)
 
 
 def _kind(kind: type, name: str, schema: dict) -> Callable:
     def parse(value):
         if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
             raise ValueError(f"must be {name}")
+        if isinstance(value, dict | list) and any("\x00" in s for s in jsonbody.strings(value)):
+            raise ValueError(NUL)
         return value
 
     return _check(schema, False, parse)
@@ -74,13 +84,20 @@ def _time(nullable: bool = False) -> Callable:
     def parse(value):
         try:
             parsed = parse_datetime(value) if isinstance(value, str) else None
-        except ValueError:
+            # In UTC, as stored: a time that leaves Python's years 1-9999 there could be
+            # stored but never read back.
+            parsed = parsed.astimezone(UTC) if parsed and parsed.tzinfo else None
+        except (ValueError, OverflowError):
             parsed = None
-        if parsed is None or parsed.tzinfo is None:
+        if parsed is None:
             raise ValueError("must be an ISO 8601 time with its offset")
+        if too_early(parsed):
+            raise ValueError(f"must be {EARLIEST.isoformat()} or later")
         return parsed
 
-    return _check({"type": "string", "format": "date-time"}, nullable, parse)
+    schema = {"type": "string", "format": "date-time"}
+    said = "From 1900-01-01T00:00:00Z to 9999-12-31T23:59:59Z (in UTC)."
+    return _check(schema | {"description": said}, nullable, parse)
 
 
 def _date(nullable: bool = False) -> Callable:
@@ -93,9 +110,12 @@ def _date(nullable: bool = False) -> Callable:
     def checked(value):
         if (parsed := parse(value)) is None:
             raise ValueError("must be an ISO 8601 date (YYYY-MM-DD)")
+        if too_early(parsed):
+            raise ValueError(f"must be {EARLIEST_DAY.isoformat()} or later")
         return parsed
 
-    return _check({"type": "string", "format": "date"}, nullable, checked)
+    schema = {"type": "string", "format": "date", "description": "From 1900-01-01 on."}
+    return _check(schema, nullable, checked)
 
 
 def _uuid(nullable: bool = False) -> Callable:
@@ -118,11 +138,16 @@ def _choice(choices) -> Callable:
 
 
 STR, S100, S200 = _text(), _text(100), _text(200)
-LIST = _kind(list, "a list", {"type": "array", "items": {}})
-DICT = _kind(dict, "an object", {"type": "object"})
+_NO_NUL_INSIDE = {"description": "Any JSON, with no NUL character in it."}
+LIST = _kind(list, "a list", {"type": "array", "items": {}} | _NO_NUL_INSIDE)
+DICT = _kind(dict, "an object", {"type": "object"} | _NO_NUL_INSIDE)
 BOOL = _kind(bool, "true or false", {"type": "boolean"})
 UNIT = _check({"type": "number", "minimum": 0, "maximum": 1}, False, _unit)
-TAGS = _kind(list, "a list", {"type": "array", "items": {"type": "string", "maxLength": 64}})
+TAGS = _kind(
+    list,
+    "a list",
+    {"type": "array", "items": {"type": "string", "maxLength": 64, "pattern": _NO_NUL}},
+)
 
 CLIENT = {"id": _uuid(), "external_ref": _text(200, required=True), "display_name": S200}
 CLIENT |= {"language": _text(16), "created_at": _time()}
@@ -189,6 +214,11 @@ def document_schema() -> dict:
             "format": {"type": "string", "enum": [FORMAT]},
             "exported_at": {"type": "string", "format": "date-time"},
             "tenant": {"type": "string"},
+            "ids_seal": {
+                "type": "string",
+                "description": "Vouches for the document's ids to the tenant that exported "
+                "it: imported there, the client keeps them; anywhere else it gets fresh ids.",
+            },
             "client": _schema_of(CLIENT),
             **lists,
             "profile": _schema_of(PROFILE) | {"nullable": True},

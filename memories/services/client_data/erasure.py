@@ -17,6 +17,7 @@ from memories.crypto import keys
 from memories.db import content_rewrite
 from memories.models import AuditEntry, Client
 from memories.services.tenancy.audit import audit
+from memories.services.webhooks import events as webhook_events
 from memories.services.write.records import client_lexemes_forget
 
 
@@ -32,7 +33,7 @@ def client_erase(*, client: Client, actor=None, actor_label: str = "") -> dict:
         ids = {str(client.pk)}
         for related in ("memories", "events", "sessions", "review_items"):
             ids |= {str(pk) for pk in getattr(client, related).values_list("pk", flat=True)}
-        client_id, tenant = client.pk, client.tenant
+        client_id, tenant, external_ref = client.pk, client.tenant, client.external_ref
         keys.forget_client(client_id)
         with content_rewrite():
             _, per_model = client.delete()
@@ -51,5 +52,8 @@ def client_erase(*, client: Client, actor=None, actor_label: str = "") -> dict:
             object_type="client",
             object_id=client_id,
             data={"counts": counts, "encrypted": tenant.encrypted},
+        )
+        webhook_events.client_erased(
+            tenant=tenant, client_id=client_id, external_ref=external_ref, counts=counts
         )
     return counts

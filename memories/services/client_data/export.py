@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.utils import timezone
 
 from memories.models import AuditEntry, Client
+from memories.services.client_data import provenance
 
 FORMAT = "memoryhub.client-export/1"
 
@@ -33,10 +34,11 @@ def client_export(*, client: Client) -> dict:
     review_items = list(client.review_items.order_by("created_at", "pk"))
     object_ids |= {str(r.pk) for r in review_items}
     audit = AuditEntry.objects.filter(tenant_id=client.tenant_id, object_id__in=object_ids)
-    return {
+    document = {
         "format": FORMAT,
         "exported_at": _at(timezone.now()),
         "tenant": client.tenant.slug,
+        "ids_seal": "",  # below, once the document holds every id
         "client": {
             "id": str(client.pk),
             "external_ref": client.external_ref,
@@ -153,3 +155,6 @@ def client_export(*, client: Client) -> dict:
             for a in audit.order_by("at", "pk")
         ],
     }
+    # Vouches for the ids to this tenant only: an import anywhere else gets fresh ones.
+    document["ids_seal"] = provenance.ids_seal(client.tenant_id, provenance.document_ids(document))
+    return document

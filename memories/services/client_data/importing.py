@@ -1,6 +1,7 @@
 """Portability, the way back: a client recreated from its export (``client_data.export``).
 
-Everything comes back with the ids, states and timestamps the document holds; what the
+Everything comes back with the states and timestamps the document holds, and with its
+ids when it is this tenant's own export (``provenance``; fresh ones otherwise); what the
 database computes from content (the dedup hash, the search vector, the attribute key) is
 computed again through the helpers ingest uses, and sealed fields seal themselves, so an
 encrypted tenant stores the import as it stores anything else. Vectors are not in the
@@ -26,6 +27,7 @@ from memories.models import (
     Session,
     Tenant,
 )
+from memories.services.client_data import provenance
 from memories.services.client_data.document import LISTS, document_parse
 from memories.services.tenancy.audit import audit
 from memories.services.write.records import (
@@ -40,9 +42,10 @@ def client_import(*, tenant: Tenant, data, actor=None, actor_label: str = "") ->
     """Recreate the client of export ``data`` in ``tenant`` (the caller has checked
     ``permissions.can_import_client``)."""
     doc = document_parse(data)
+    ours = provenance.sealed_here(tenant, data.get("ids_seal"), doc)
     try:
         with transaction.atomic():
-            client = _import(tenant, doc)
+            client = _import(tenant, doc, ours=ours)
             counts = {name: len(doc[name]) for name in LISTS} | {"profile": int("profile" in doc)}
             audit(
                 tenant_id=tenant.pk,
@@ -58,7 +61,7 @@ def client_import(*, tenant: Tenant, data, actor=None, actor_label: str = "") ->
     return client
 
 
-def _refuse_taken(tenant: Tenant, doc: dict) -> None:
+def _refuse_existing(tenant: Tenant, doc: dict) -> None:
     ref = doc["client"]["external_ref"]
     if Client.objects.filter(tenant=tenant, external_ref=ref).exists():
         raise Conflict(
@@ -66,28 +69,48 @@ def _refuse_taken(tenant: Tenant, doc: dict) -> None:
             "elsewhere.",
             code="client_exists",
         )
+
+
+def _ids_in_use(tenant: Tenant, doc: dict) -> tuple[list[str], bool]:
+    """The lists of the document whose ids this tenant holds already, and whether another
+    tenant holds any of them."""
     review_model = cast(type[Model], Client._meta.get_field("review_items").related_model)
-    taken = [
-        label
-        for label, model, ids in (
-            ("client", Client, [doc["client"]["id"]]),
-            ("sessions", Session, [s["id"] for s in doc["sessions"]]),
-            ("events", Event, [e["id"] for e in doc["events"]]),
-            ("memories", Memory, [m["id"] for m in doc["memories"]]),
-            ("review_items", review_model, [r["id"] for r in doc["review_items"]]),
-        )
-        if model._default_manager.filter(pk__in=ids).exists()
-    ]
-    if taken:
+    here, elsewhere = [], False
+    for label, model, ids in (
+        ("client", Client, [doc["client"]["id"]]),
+        ("sessions", Session, [s["id"] for s in doc["sessions"]]),
+        ("events", Event, [e["id"] for e in doc["events"]]),
+        ("memories", Memory, [m["id"] for m in doc["memories"]]),
+        ("review_items", review_model, [r["id"] for r in doc["review_items"]]),
+    ):
+        holders = set(model._default_manager.filter(pk__in=ids).values_list("tenant_id", flat=True))
+        if tenant.pk in holders:
+            here.append(label)
+        elsewhere = elsewhere or bool(holders - {tenant.pk})
+    return here, elsewhere
+
+
+def _ids_for(tenant: Tenant, doc: dict, *, ours: bool) -> dict:
+    """The document with the ids to store (``provenance``): its own when it is this
+    tenant's export, fresh ones otherwise, whatever exists anywhere else."""
+    if not ours:
+        return provenance.with_fresh_ids(doc)
+    here, elsewhere = _ids_in_use(tenant, doc)
+    if here:
         raise Conflict(
-            f"memoryhub already holds ids of this document ({', '.join(taken)}): the client "
-            "still exists somewhere; erase it before importing it again.",
+            f"This tenant already holds ids of this document ({', '.join(here)}): the "
+            "client still exists here, perhaps under another reference; erase it before "
+            "importing it again.",
             code="ids_taken",
         )
+    # Only an import made before documents were sealed can have put this tenant's ids in
+    # another tenant: the client then comes back under fresh ids, as from anywhere else.
+    return provenance.with_fresh_ids(doc) if elsewhere else doc
 
 
-def _import(tenant: Tenant, doc: dict) -> Client:
-    _refuse_taken(tenant, doc)
+def _import(tenant: Tenant, doc: dict, *, ours: bool) -> Client:
+    _refuse_existing(tenant, doc)
+    doc = _ids_for(tenant, doc, ours=ours)
     c = doc["client"]
     client = Client.objects.create(
         id=c["id"],

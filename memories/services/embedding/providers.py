@@ -1,9 +1,10 @@
 """Embedding providers behind one interface, in a failover chain with circuit breakers.
 
 The chain tries providers in the configured order (``MEMORYHUB_EMBEDDING_PROVIDERS``),
-skipping one whose circuit is open (``BREAKER_FAILURES`` failures within
-``BREAKER_WINDOW`` seconds open it for ``BREAKER_COOLDOWN`` seconds, then one trial call
-decides). Vectors of different models are not comparable: every result says which
+skipping at once one its circuit breaker does not let through (``memories.services.breaker``:
+``BREAKER_FAILURES`` failures within ``BREAKER_WINDOW`` seconds, or one timeout, open it
+for ``BREAKER_COOLDOWN`` seconds; then one trial call decides while the others go on to
+the next provider). Vectors of different models are not comparable: every result says which
 provider and model produced it, and is stored in that model's embedding space.
 """
 
@@ -11,8 +12,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, cast
@@ -22,6 +21,7 @@ from django.db import IntegrityError, transaction
 
 from memories.conf import setting
 from memories.models import EmbeddingSpace
+from memories.services.breaker import CircuitBreaker
 from memoryhub.observability import metrics
 
 logger = logging.getLogger(__name__)
@@ -29,6 +29,10 @@ logger = logging.getLogger(__name__)
 
 class EmbeddingError(Exception):
     """A provider failed (network, status, timeout, malformed answer)."""
+
+
+class ProviderTimeout(EmbeddingError):
+    """A provider did not answer in time (``EMBED_TIMEOUT``): its circuit opens at once."""
 
 
 class AllProvidersFailed(EmbeddingError):
@@ -56,6 +60,7 @@ class Provider(Protocol):
     model: str
     dimension: int
     batch_size: int
+    remote: bool  # over the network (it can hang); the local model is not
 
     def embed(self, texts: list[str], *, input_type: str) -> list[list[float]]: ...
 
@@ -65,6 +70,7 @@ class LocalProvider:
     model = CATALOGUE["local"].model
     dimension = CATALOGUE["local"].dimension
     batch_size = 256
+    remote = False
 
     def embed(self, texts: list[str], *, input_type: str) -> list[list[float]]:
         from memories.services.embedding.local_model import get_local_embedder
@@ -77,6 +83,7 @@ class VoyageProvider:
     model = CATALOGUE["voyage"].model
     dimension = CATALOGUE["voyage"].dimension
     batch_size = 128
+    remote = True
 
     def __init__(self, *, api_key: str, base_url: str = "", timeout: float = 10.0):
         import voyageai
@@ -86,8 +93,12 @@ class VoyageProvider:
         )
 
     def embed(self, texts: list[str], *, input_type: str) -> list[list[float]]:
+        import voyageai.error
+
         try:
             result = self._client.embed(texts, model=self.model, input_type=input_type)
+        except voyageai.error.Timeout as exc:
+            raise ProviderTimeout(f"voyage: {exc}") from exc
         except Exception as exc:
             raise EmbeddingError(f"voyage: {exc}") from exc
         # Integer lists come back only for an integer output_dtype, which is not asked for.
@@ -96,6 +107,7 @@ class VoyageProvider:
 
 class OpenAIProvider:
     batch_size = 512
+    remote = True
 
     def __init__(
         self,
@@ -115,51 +127,17 @@ class OpenAIProvider:
         )
 
     def embed(self, texts: list[str], *, input_type: str) -> list[list[float]]:
+        import openai
+
         try:
             result = self._client.embeddings.create(
                 model=self.model, input=texts, encoding_format="float"
             )
+        except openai.APITimeoutError as exc:
+            raise ProviderTimeout(f"{self.name}: {exc}") from exc
         except Exception as exc:
             raise EmbeddingError(f"{self.name}: {exc}") from exc
         return [item.embedding for item in sorted(result.data, key=lambda item: item.index)]
-
-
-class CircuitBreaker:
-    def __init__(self, *, failures: int, window: float, cooldown: float, clock=time.monotonic):
-        self.failures, self.window, self.cooldown, self._clock = failures, window, cooldown, clock
-        self._recent: deque[float] = deque()
-        self._opened_at: float | None = None
-        self._lock = threading.Lock()
-
-    @property
-    def state(self) -> str:
-        with self._lock:
-            if self._opened_at is None:
-                return "closed"
-            if self._clock() - self._opened_at >= self.cooldown:
-                return "half_open"
-            return "open"
-
-    def allow(self) -> bool:
-        return self.state != "open"
-
-    def record_success(self) -> None:
-        with self._lock:
-            self._recent.clear()
-            self._opened_at = None
-
-    def record_failure(self) -> None:
-        with self._lock:
-            now = self._clock()
-            if self._opened_at is not None:
-                self._opened_at = now  # a failed trial keeps it open for another cooldown
-                return
-            self._recent.append(now)
-            while self._recent and now - self._recent[0] > self.window:
-                self._recent.popleft()
-            if len(self._recent) >= self.failures:
-                self._opened_at = now
-                self._recent.clear()
 
 
 @dataclass(frozen=True)
@@ -173,7 +151,10 @@ class Embedded:
 class EmbeddingChain:
     def __init__(self, providers: Sequence[Provider], **breaker_options):
         self.providers = list(providers)
-        self.breakers = {p.name: CircuitBreaker(**breaker_options) for p in self.providers}
+        self.breakers = {
+            p.name: CircuitBreaker(remote=getattr(p, "remote", True), **breaker_options)
+            for p in self.providers
+        }
 
     def embed(self, texts: list[str], *, input_type: str = "document") -> Embedded:
         if not texts:
@@ -181,18 +162,22 @@ class EmbeddingChain:
         errors = []
         for provider in self.providers:
             breaker = self.breakers[provider.name]
-            if not breaker.allow():
-                errors.append(f"{provider.name}: circuit open")
+            permit = breaker.acquire()
+            if permit is None:
+                errors.append(f"{provider.name}: circuit {breaker.state}, not waited for")
                 continue
             try:
                 vectors = self._embed_all(provider, texts, input_type)
             except EmbeddingError as exc:
-                breaker.record_failure()
+                breaker.release(permit, ok=False, timed_out=isinstance(exc, ProviderTimeout))
                 metrics.provider_called("embedding", provider.name, ok=False, circuit=breaker.state)
                 logger.warning("embedding provider %s failed: %s", provider.name, exc)
                 errors.append(str(exc))
                 continue
-            breaker.record_success()
+            except BaseException:
+                breaker.release(permit, ok=False)
+                raise
+            breaker.release(permit, ok=True)
             metrics.provider_called("embedding", provider.name, ok=True, circuit=breaker.state)
             return Embedded(provider.name, provider.model, provider.dimension, vectors)
         raise AllProvidersFailed("; ".join(errors) or "no embedding provider configured")

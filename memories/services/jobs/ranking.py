@@ -14,7 +14,7 @@ from memories.models import LIVE_STATUSES, Memory
 from memories.services.jobs.claims import client_batches
 from memories.services.jobs.runner import JobCounts
 from memories.services.retrieval import ranking_weights
-from memories.services.retrieval.statement import canonicity_sql
+from memories.services.retrieval.statement import canonicity_sql, recency_sql
 
 COMPONENTS = ("recency", "usage", "evidence", "confidence", "importance", "canonicity")
 
@@ -38,8 +38,7 @@ def _refresh(client_ids: list[str], now, formula: str) -> int:
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
             "WITH s AS (SELECT id, "  # noqa: S608 (built from settings and constants)
-            "power(0.5, GREATEST(0, EXTRACT(EPOCH FROM (%s - last_seen_at)) / 86400.0) / %s) "
-            "AS recency, "
+            f"{recency_sql('last_seen_at')} AS recency, "
             "COALESCE(ln(1 + usage_count) / NULLIF(ln(1 + max(usage_count) OVER w), 0), 0) "
             "AS usage, "
             "COALESCE(ln(1 + evidence_count) / NULLIF(ln(1 + max(evidence_count) OVER w), 0), 0) "

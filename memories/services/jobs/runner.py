@@ -23,6 +23,7 @@ import traceback
 from datetime import timedelta
 
 from django.db import connection
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
@@ -31,10 +32,12 @@ from memories.models import JobRun
 logger = logging.getLogger(__name__)
 
 # name → service, in the order ``all`` runs them: vectors first (fusion and consolidation
-# compare them), status changes before scoring, scoring before tiers and rankings, the
-# profiles last (they show the outcome of everything above).
+# compare them), reads folded into counters (scoring and tiers count them), status changes
+# before scoring, scoring before tiers and rankings, the profiles last (they show the
+# outcome of everything above).
 JOBS: dict[str, str] = {
     "reembed": "memories.services.embedding.reembed.reembed_job",
+    "roll_up_accesses": "memories.services.jobs.accesses.accesses_roll_up_job",
     "ttl_sweep": "memories.services.jobs.forgetting.ttl_sweep",
     "decay": "memories.services.jobs.forgetting.decay_sweep",
     "fusion": "memories.services.jobs.fusion.fusion_run",
@@ -45,8 +48,10 @@ JOBS: dict[str, str] = {
     "tiers": "memories.services.jobs.tiers.tiers_move",
     "refresh_ranking": "memories.services.jobs.ranking.ranking_refresh",
     "refresh_profiles": "profiles.services.refresh.profiles_refresh_due",
+    "webhooks": "memories.services.webhooks.delivery.webhooks_send_due",
 }
-# A run still "running" after this long died with its worker (django-q2's timeout is 600 s).
+# A run of another scope still "running" after this long died with its worker (django-q2's
+# timeout is 600 s); one of the same scope is known dead as soon as its lock is free.
 ABANDONED_AFTER = timedelta(hours=2)
 
 
@@ -64,20 +69,26 @@ def job_run(name: str, *, tenant_id=None) -> JobRun:
     if name not in JOBS:
         raise KeyError(f"unknown job {name!r}; the jobs are {', '.join(JOBS)}")
     service = import_string(JOBS[name])
-    _close_abandoned(name)
-    run = JobRun.objects.create(job=name, tenant_id=tenant_id, worker=_worker())
     counts = JobCounts()
     started = time.monotonic()
     with _exclusive(name, tenant_id) as alone:
+        # The row is written under the lock, and finished before it is released: a run of
+        # this scope still "running" now is one whose worker let go of the lock without
+        # finishing, which only a dead session does.
+        outcome = JobRun.Outcome.RUNNING if alone else JobRun.Outcome.SKIPPED
+        run = JobRun.objects.create(
+            job=name, tenant_id=tenant_id, worker=_worker(), outcome=outcome
+        )
         if not alone:
             return _finish(run, started, JobRun.Outcome.SKIPPED, counts)
+        _close_abandoned(name, tenant_id, current=run)
         try:
             service(tenant_id=tenant_id, counts=counts)
         except Exception as exc:
             _finish(run, started, JobRun.Outcome.FAILED, counts, traceback.format_exc())
             exc.job_run = run  # type: ignore[attr-defined]  # for callers that report it
             raise
-    return _finish(run, started, JobRun.Outcome.SUCCEEDED, counts)
+        return _finish(run, started, JobRun.Outcome.SUCCEEDED, counts)
 
 
 def jobs_run_all(*, tenant_id=None) -> list[JobRun]:
@@ -110,11 +121,14 @@ def _finish(run: JobRun, started: float, outcome: str, counts: dict, error: str 
     return run
 
 
-def _close_abandoned(name: str) -> None:
-    JobRun.objects.filter(
-        job=name,
-        outcome=JobRun.Outcome.RUNNING,
-        started_at__lt=timezone.now() - ABANDONED_AFTER,
+def _close_abandoned(name: str, tenant_id, *, current: JobRun) -> None:
+    """Mark as failed the runs of ``name`` whose worker is gone: every other run of this
+    scope still "running" (we hold the scope's lock, which a live run would hold), and a
+    run of another scope left running past ``ABANDONED_AFTER``."""
+    same_scope = Q(tenant_id=tenant_id) if tenant_id is not None else Q(tenant__isnull=True)
+    stale = Q(started_at__lt=timezone.now() - ABANDONED_AFTER)
+    JobRun.objects.filter(same_scope | stale, job=name, outcome=JobRun.Outcome.RUNNING).exclude(
+        pk=current.pk
     ).update(outcome=JobRun.Outcome.FAILED, error="abandoned: its worker stopped")
 
 

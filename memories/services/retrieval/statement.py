@@ -41,6 +41,19 @@ COMPONENTS = (
 CANONICITY = {Status.PROMOTED: 1.0, Status.ACTIVE: 0.6, Status.CANDIDATE: 0.5}
 
 
+# Past this many half-lives recency is below what float8 can add to any other component
+# (2 ** -64 ≈ 5e-20); capping the exponent keeps power() from underflowing, which
+# PostgreSQL raises as an error rather than answering 0 (0.5 ** 1100: a memory of 1984).
+RECENCY_MAX_HALF_LIVES = 64
+
+
+def recency_sql(seen_column: str) -> str:
+    """Recency as SQL, in (0, 1] for any time: 0.5 ** (days since ``seen_column`` / half-life),
+    the future counting as now. Its parameters: the time now, the half-life in days."""
+    days = f"greatest(0, extract(epoch FROM %s - {seen_column})::float8 / 86400)"
+    return f"power(0.5, least({days} / greatest(%s, 1e-6), {RECENCY_MAX_HALF_LIVES}))"
+
+
 def canonicity_sql(status_column: str) -> str:
     """The canonicity of a row as SQL (also the ranking refresh's)."""
     cases = " ".join(f"WHEN '{status}' THEN {value}" for status, value in CANONICITY.items())
@@ -243,8 +256,7 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
         f"WITH {''.join(cte + ', ' for cte, _ in ctes)}pool AS ({union}), "  # noqa: S608
         f"raw AS (SELECT {columns}, {vector_column} AS vector, {semantic} AS c_semantic, "
         f"{text} AS text_raw, {coverage} AS c_coverage, "
-        "power(0.5, least(greatest(0, extract(epoch FROM %s - m.last_seen_at)"
-        "::float8 / 86400) / %s, 1000)) AS c_recency, "
+        f"{recency_sql('m.last_seen_at')} AS c_recency, "
         "coalesce(ln(1 + m.usage_count) / nullif(ln(1 + max(m.usage_count) OVER ()), 0), 0) "
         "AS c_usage, m.confidence::float8 AS c_confidence, m.importance::float8 AS c_importance, "
         f"{canonicity_sql('m.status')} AS c_canonicity, "

@@ -89,9 +89,10 @@ BM25_OF_M = (
     "FROM unnest(u.weights) AS x) AS tf FROM unnest(m.search_vector) AS u) t "
     "JOIN idf i ON i.lexeme = t.lexeme)"
 )
-# The share of the query's term weight the memory ``m`` holds (for the relevance floor).
+# The share of the query's term weight the memory ``m`` holds (for the relevance floor):
+# 0 of a query with no weight at all (only words the text search skips, "the", "out").
 COVERAGE_OF_M = (
-    "(SELECT coalesce(sum(i.w), 0) / nullif((SELECT total FROM text_stats), 0) "
+    "(SELECT coalesce(sum(i.w) / nullif((SELECT total FROM text_stats), 0), 0) "
     "FROM unnest(tsvector_to_array(m.search_vector)) AS l JOIN idf i ON i.lexeme = l)"
 )
 

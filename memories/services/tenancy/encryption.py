@@ -8,14 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.apps import apps
-from django.db import models, transaction
+from django.db import DatabaseError, connection, models, transaction
 from django.utils import timezone
 
 from memories.crypto import keys, switch
 from memories.crypto.fields import SealedJSONField, SealedTextField
 from memories.crypto.providers import KeyProvider, get_provider, require_master_key
 from memories.db import content_rewrite
-from memories.models import DataKey, Memory, MemoryEmbedding, Tenant
+from memories.models import DataKey, LexemeCount, Memory, MemoryEmbedding, Tenant
 from memories.services.tenancy.audit import audit
 from memories.services.write.records import (
     client_lexemes_recount,
@@ -91,7 +91,8 @@ def _unsealed(model, fields, tenant):
             q |= ~models.Q(**{f"{field.attname}__has_key": "mh1"}) & ~models.Q(
                 **{f"{field.attname}__in": [{}, []]}
             )
-    return model.objects.filter(tenant=tenant).filter(q)
+    # A row about no client (a webhook delivery of an erasure) holds no client's words.
+    return model.objects.filter(tenant=tenant, client__isnull=False).filter(q)
 
 
 def tenant_encrypt(
@@ -167,6 +168,54 @@ def _reseal(row, fields, tenant) -> None:
         )
         update += ["content_hash", "search_vector"]
     row.save(update_fields=update)  # the fields seal themselves in pre_save
+
+
+def sealed_tables_rewrite(*, progress: Callable[[str], None] | None = None) -> list[str]:
+    """Rewrite the tables that held an encrypted tenant's words, so their files hold
+    none: sealing updates rows, and PostgreSQL keeps the old versions (dead rows, stale
+    index entries) in the table's files until their space is reused. ``VACUUM FULL``
+    copies each table (its TOAST and indexes with it, the full-text index included) to
+    new files and drops the old ones; ``ANALYZE`` replaces the statistics' sample values;
+    ``pg_statistic`` is rewritten in turn (only a superuser may), then a ``CHECKPOINT``
+    writes the new files out. Returns what could not be done (permissions), in words.
+
+    Each table is locked ACCESS EXCLUSIVE while it is copied: every read and write of it,
+    for every tenant, waits. It cannot run inside a transaction."""
+    if connection.in_atomic_block:
+        raise RuntimeError("sealed_tables_rewrite() cannot run inside a transaction")
+    tables = sorted({model._meta.db_table for model, _ in sealed_models()})
+    tables.append(LexemeCount._meta.db_table)
+    not_done = []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.relname FROM pg_class c WHERE c.oid = ANY(%s::regclass[]) "
+            "AND NOT pg_has_role(c.relowner, 'USAGE')",
+            [tables],
+        )
+        not_owned = {row[0] for row in cursor.fetchall()}
+        cursor.execute("SELECT current_setting('is_superuser') = 'on'")
+        superuser = cursor.fetchone()[0]
+        for table in tables:
+            if table in not_owned and not superuser:
+                not_done.append(f"{table}: not rewritten (only its owner may)")
+                continue
+            cursor.execute(f"VACUUM (FULL, ANALYZE) {connection.ops.quote_name(table)}")
+            if progress:
+                progress(table)
+        if superuser:
+            cursor.execute("VACUUM FULL pg_catalog.pg_statistic")
+            if progress:
+                progress("pg_statistic")
+        else:
+            not_done.append("pg_statistic: not rewritten (only a superuser may)")
+        try:
+            cursor.execute("CHECKPOINT")
+        except DatabaseError:
+            not_done.append(
+                "CHECKPOINT: not run (needs a superuser or the pg_checkpoint role); the "
+                "next automatic checkpoint writes the files out"
+            )
+    return not_done
 
 
 def master_key_rotate(*, provider: KeyProvider | None = None, batch_size: int = 500) -> int:

@@ -13,10 +13,12 @@ import logging
 from dataclasses import dataclass
 
 from django.db import connection, transaction
-from django.db.models.functions import Coalesce, Greatest
+from django.db.models.functions import Coalesce, Greatest, Least
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from memories import permissions
+from memories.errors import IdempotencyConflict
 from memories.models import (
     LIVE_STATUSES,
     Client,
@@ -30,6 +32,7 @@ from memories.services.embedding import providers as embeddings
 from memories.services.extraction import heuristic as extraction
 from memories.services.extraction.normalise import spot_entities
 from memories.services.tenancy.members import client_assign_advisor
+from memories.services.webhooks import events as webhook_events
 from memories.services.write.outcomes import Outcome, OutcomeWriter, stored_outcomes
 from memories.services.write.prepare import EventInput, Prepared, add_contexts, prepare_all
 from memories.services.write.records import (
@@ -121,18 +124,21 @@ def events_ingest(
         actions = [o.action for r in results if r.created for o in r.outcomes]
         transaction.on_commit(lambda: metrics.ingest_counted(actions))
         if run.conflicts:
-            conflicts = list(run.conflicts)
-            transaction.on_commit(lambda: _enqueue_conflict_reviews(conflicts))
+            _open_conflict_reviews(list(run.conflicts))
         # Marked last, so the client row stays locked only until commit; queues one
         # refresh per client however many events arrive before it runs.
         clients_mark_profile_stale(
             client_ids={r.event.client_id for r in results if r.created and r.outcomes}
         )
+        webhook_events.memories_stored(tenant=tenant, results=results)
     return results
 
 
 def event_ingest(*, user, tenant: Tenant, item: EventInput, actor_label: str = "") -> IngestResult:
-    return events_ingest(user=user, tenant=tenant, items=[item], actor_label=actor_label)[0]
+    try:
+        return events_ingest(user=user, tenant=tenant, items=[item], actor_label=actor_label)[0]
+    except IdempotencyConflict as exc:  # one event: its own field, not the batch's
+        raise IdempotencyConflict(exc.message, fields={"external_id": [exc.message]}) from None
 
 
 def _neighbour_keys(prepared, clients, hashes, index: LiveIndex) -> dict[tuple, int]:
@@ -242,6 +248,7 @@ def _store_events(prepared: list[Prepared], clients: dict[str, Client], user):
             client_id__in={c for c, _ in refs}, external_id__in={e for _, e in refs}
         ).select_related("client", "session"):
             known[(event.client_id, event.external_id)] = event
+    _refuse_reused_ids(prepared, clients, known)
     sessions = _sessions(prepared, clients, user)
     stored, new = [], []
     for p in prepared:
@@ -272,17 +279,34 @@ def _store_events(prepared: list[Prepared], clients: dict[str, Client], user):
         new.append(event)
         stored.append((event, True))
     Event.objects.bulk_create(new)
-    latest: dict = {}
+    # A session starts when its first event happened (an import posts October's call in
+    # December) and ends with its last: both move with what each call brings.
+    spans: dict = {}
     for event in new:
-        if event.session_id and event.observed_at > latest.get(event.session_id, event.observed_at):
-            latest[event.session_id] = event.observed_at
-        latest.setdefault(event.session_id, event.observed_at)
-    for session_id, observed_at in latest.items():
-        if session_id:
-            Session.objects.filter(pk=session_id).update(
-                last_event_at=Greatest(Coalesce("last_event_at", observed_at), observed_at)
-            )
+        if event.session_id:
+            first, last = spans.get(event.session_id, (event.observed_at, event.observed_at))
+            spans[event.session_id] = (min(first, event.observed_at), max(last, event.observed_at))
+    for session_id, (first, last) in spans.items():
+        Session.objects.filter(pk=session_id).update(
+            started_at=Least("started_at", first),
+            last_event_at=Greatest(Coalesce("last_event_at", last), last),
+        )
     return stored
+
+
+def _refuse_reused_ids(prepared: list[Prepared], clients: dict[str, Client], known) -> None:
+    """An ``external_id`` posted again replays its event only with the same content (as
+    stored: cleaned); with other content it is a mistake to say, not new text to drop. The
+    first such event refuses the whole call (``events[i]``, as a batch names its events)."""
+    for i, p in enumerate(prepared):
+        stored = known.get((clients[p.item.client].pk, p.item.external_id))
+        if p.item.external_id and stored is not None and stored.content != p.content:
+            message = (
+                f"external_id {p.item.external_id!r} already names an event of client "
+                f"{p.item.client!r} with other content: an external_id names one event, "
+                "so post new content under a new one (the same content again is a replay)."
+            )
+            raise IdempotencyConflict(message, fields={f"events[{i}].external_id": [message]})
 
 
 def _sessions(prepared: list[Prepared], clients: dict[str, Client], user) -> dict:
@@ -324,8 +348,12 @@ def _sessions(prepared: list[Prepared], clients: dict[str, Client], user) -> dic
     return sessions
 
 
-def _enqueue_conflict_reviews(relation_ids: list[int]) -> None:
-    from django_q.tasks import async_task
+# By dotted name, as the job registry names curation's jobs: memories imports no curation.
+CONFLICT_REVIEWS_OPEN = "curation.services.review.conflict_reviews_open"
 
-    # By dotted name: memories does not import curation.
-    async_task("curation.tasks.conflict_reviews_open", relation_ids)
+
+def _open_conflict_reviews(relation_ids: list[int]) -> None:
+    """The review items of the call's conflicts, in its own transaction: a person sees the
+    conflict in the queue as soon as the event is stored, worker or not, and an agent
+    reading the context meanwhile is told the answer is disputed."""
+    import_string(CONFLICT_REVIEWS_OPEN)(relation_ids=relation_ids)

@@ -7,20 +7,33 @@ from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from memories.errors import DomainError
-from memories.models import Memory, MemoryAccess, Status, Tier
+from memories.errors import Conflict, DomainError
+from memories.models import LIVE_STATUSES, Memory, MemoryAccess, Status, Tier
 from memories.services.tenancy.audit import audit
 from memories.services.write.core_budget import ensure_core_room
+from memories.services.write.staleness import clients_mark_profile_stale
 
 FEEDBACK_CONFIDENCE_STEP = 0.05
 FEEDBACK_CONFIDENCE_FLOOR = 0.1
 
 
+def state_of(memory: Memory) -> dict:
+    """A memory's status, its reason and when it stopped being live: what an undo of a
+    change restores."""
+    return {
+        "status": memory.status,
+        "status_reason": memory.status_reason,
+        "invalidated_at": memory.invalidated_at.isoformat() if memory.invalidated_at else None,
+    }
+
+
 @transaction.atomic
 def memory_forget(*, memory: Memory, actor, actor_label: str, reason: str = "") -> Memory:
     """Soft delete: the memory leaves every answer; its row and evidence stay for audit."""
-    if memory.status != Status.DELETED:
+    current = Memory.objects.select_for_update().get(pk=memory.pk)
+    if current.status != Status.DELETED:
         now = timezone.now()
+        before = state_of(current)  # what an undo restores (``corrections.change_undo``)
         Memory.objects.filter(pk=memory.pk).update(
             status=Status.DELETED,
             invalidated_at=now,
@@ -34,7 +47,9 @@ def memory_forget(*, memory: Memory, actor, actor_label: str, reason: str = "") 
             object_type="memory",
             object_id=str(memory.pk),
             reason=reason,
+            data={"before": before},
         )
+        clients_mark_profile_stale(client_ids=[memory.client_id])
         memory.refresh_from_db()
     return memory
 
@@ -53,6 +68,8 @@ def memory_feedback(
                 F("confidence") - FEEDBACK_CONFIDENCE_STEP, FEEDBACK_CONFIDENCE_FLOOR
             )
         )
+        # The profile keeps only confident facts: a lower confidence may take it out.
+        clients_mark_profile_stale(client_ids=[memory.client_id])
     audit(
         tenant_id=memory.tenant_id,
         actor=actor,
@@ -80,6 +97,13 @@ def memory_set_tier(
     """Move ``memory`` to ``tier``; ``pin`` keeps automatic moves away from it."""
     if tier not in Tier.values:
         raise DomainError(f"Unknown tier {tier!r}.", fields={"tier": ["Not a tier."]})
+    if memory.status not in LIVE_STATUSES:
+        # Out of every answer: no tier decides where it is read from.
+        raise Conflict(
+            f"This memory is {memory.get_status_display().lower()}: it is in no answer, so "
+            "it has no tier to set. Set the tier of the memory that replaced it.",
+            code="not_live",
+        )
     # Lock the client's core tier against a concurrent move that would also fit alone.
     Memory.objects.select_for_update().filter(client_id=memory.client_id, tier=Tier.CORE).exists()
     if tier == Tier.CORE and memory.tier != Tier.CORE:
@@ -96,5 +120,6 @@ def memory_set_tier(
         reason=reason,
         data={"from": previous, "to": tier, "pinned": pin},
     )
+    clients_mark_profile_stale(client_ids=[memory.client_id])
     memory.refresh_from_db()
     return memory

@@ -1,0 +1,212 @@
+"""``MemoryHub``: the synchronous client (``AsyncMemoryHub`` is the same, awaited)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from typing import Any, Unpack, cast
+
+import httpx
+
+from memoryhub_client import _calls as c
+from memoryhub_client.errors import MemoryHubError, TransportError
+from memoryhub_client.types import (
+    ClientProfile,
+    Context,
+    EventFields,
+    EventIn,
+    Filters,
+    IngestResult,
+    Kind,
+    Memory,
+    MemoryVersion,
+    QueueItemDetail,
+    QueuePage,
+    ReviewItem,
+    SearchHit,
+    Tier,
+    Webhook,
+    WebhookCreated,
+    WebhookEventName,
+)
+
+
+class MemoryHub:
+    """memoryhub's agent API. ``base_url`` and ``api_key`` default to ``MEMORYHUB_URL``
+    and ``MEMORYHUB_API_KEY``. Pass ``http_client`` to reuse your own ``httpx.Client``
+    (its settings are kept; it is not closed). Use it as a context manager, or call
+    ``close()``."""
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float = 30.0,
+        retry: c.Retry | None = None,
+        http_client: httpx.Client | None = None,
+    ) -> None:
+        self.base_url, api_key = c.settings(base_url, api_key)
+        self.retry = retry or c.Retry()
+        self._headers = c.headers(api_key)
+        self._owned = http_client is None
+        self._http = http_client or httpx.Client(timeout=timeout)
+
+    def __enter__(self) -> MemoryHub:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._owned:
+            self._http.close()
+
+    def _send(self, call: c.Call) -> Any:
+        attempt = 0
+        while True:
+            try:
+                response = self._http.request(
+                    call.method,
+                    self.base_url + call.path,
+                    json=call.json,
+                    params=call.params,
+                    headers=self._headers,
+                )
+            except httpx.TransportError as exc:
+                wait = self.retry.after_failure(attempt, call, exc)
+                if wait is None:
+                    raise TransportError(f"{call.method} {call.path}: {exc!r}") from exc
+            else:
+                wait = self.retry.after_answer(attempt, call, response)
+                if wait is None:
+                    return c.result(call, response)
+            time.sleep(wait)
+            attempt += 1
+
+    # --- events ---
+
+    def add_event(self, client: str, content: str, **fields: Unpack[EventFields]) -> IngestResult:
+        """Store one event; the answer says what memory did with each statement of it."""
+        event = c.with_external_id(cast(EventIn, {"client": client, "content": content, **fields}))
+        return cast(IngestResult, self._send(c.call("add_event", json=event)))
+
+    def add_events(self, events: Iterable[EventIn]) -> list[IngestResult]:
+        """Store any number of events, in requests of 500 (each all or nothing), in order.
+        An event without an ``external_id`` is given one, in your dict. If a request
+        fails, the error says where (``offset``; field names count in your list) and what
+        the earlier requests stored (``stored``): sending the same list again replays
+        those and stores only the rest."""
+        results: list[IngestResult] = []
+        offset = 0
+        for chunk in c.chunks(events):
+            try:
+                answer = self._send(c.call("add_events", json={"events": chunk}, unwrap="results"))
+            except MemoryHubError as exc:
+                raise c.reindexed(exc, offset=offset, stored=results) from None
+            results.extend(answer)
+            offset += len(chunk)
+        return results
+
+    # --- reading ---
+
+    def search(
+        self,
+        client: str,
+        query: str,
+        *,
+        k: int = 10,
+        filters: Filters | None = None,
+        budget_chars: int | None = None,
+    ) -> list[SearchHit]:
+        body = c.search_body(client, query, k, filters, budget_chars)
+        return cast(list[SearchHit], self._send(c.call("search", json=body, unwrap="results")))
+
+    def context(
+        self, client: str, message: str, *, budget_chars: int = 2000, k: int = 8
+    ) -> Context:
+        body = {"client": client, "message": message, "budget_chars": budget_chars, "k": k}
+        return cast(Context, self._send(c.call("context", json=body)))
+
+    def profile(self, client: str) -> ClientProfile:
+        return cast(ClientProfile, self._send(c.call("profile", ref=client)))
+
+    def list_memories(
+        self, client: str, *, limit: int = 20, kind: Kind | None = None, tier: Tier | None = None
+    ) -> list[Memory]:
+        params = c.without_none(client=client, limit=limit, kind=kind, tier=tier)
+        return cast(
+            list[Memory], self._send(c.call("list_memories", params=params, unwrap="results"))
+        )
+
+    def get_memory(self, memory_id: str) -> Memory:
+        return cast(Memory, self._send(c.call("get_memory", memory_id=memory_id)))
+
+    def history(self, memory_id: str) -> list[MemoryVersion]:
+        answer = self._send(c.call("history", memory_id=memory_id, unwrap="versions"))
+        return cast(list[MemoryVersion], answer)
+
+    # --- changing ---
+
+    def forget(self, memory_id: str, *, reason: str = "") -> Memory:
+        return cast(
+            Memory, self._send(c.call("forget", json={"reason": reason}, memory_id=memory_id))
+        )
+
+    def feedback(self, memory_id: str, *, useful: bool, note: str = "") -> Memory:
+        body = {"useful": useful, "note": note}
+        answer = self._send(c.call("feedback", json=body, idempotent=False, memory_id=memory_id))
+        return cast(Memory, answer)
+
+    def review_queue(self, **filters: Any) -> QueuePage:
+        """The open review items, a page of them (``client``, ``type``, ``kind``,
+        ``min_score``, ``sort``, ``page``, ``page_size``): supervisors and admins."""
+        params = c.without_none(**filters)
+        return cast(QueuePage, self._send(c.call("review_queue", params=params)))
+
+    def review_item(self, item_id: str) -> QueueItemDetail:
+        """One review item with both memories and their evidence."""
+        return cast(QueueItemDetail, self._send(c.call("review_item", item_id=item_id)))
+
+    def decide_review(self, item_id: str, decision: str, *, reason: str = "") -> ReviewItem:
+        body = {"decision": decision, "reason": reason}
+        answer = self._send(c.call("decide_review", json=body, idempotent=False, item_id=item_id))
+        return cast(ReviewItem, answer)
+
+    # --- clients as a whole ---
+
+    def export_client(self, client: str) -> dict[str, Any]:
+        return cast(dict[str, Any], self._send(c.call("export_client", ref=client)))
+
+    def import_client(self, document: dict[str, Any]) -> dict[str, Any]:
+        answer = self._send(c.call("import_client", json=document, idempotent=False))
+        return cast(dict[str, Any], answer)
+
+    def erase_client(self, client: str) -> dict[str, Any]:
+        return cast(dict[str, Any], self._send(c.call("erase_client", ref=client)))
+
+    # --- webhooks (supervisors) ---
+
+    def list_webhooks(self) -> list[Webhook]:
+        return cast(list[Webhook], self._send(c.call("list_webhooks", unwrap="results")))
+
+    def add_webhook(
+        self, url: str, events: list[WebhookEventName], *, description: str = ""
+    ) -> WebhookCreated:
+        """Register ``url`` for ``events``; the answer's ``secret`` signs every delivery
+        (``memoryhub_client.webhooks.verify`` checks it) and is shown only here."""
+        body = {"url": url, "events": events, "description": description}
+        answer = self._send(c.call("add_webhook", json=body, idempotent=False))
+        return cast(WebhookCreated, answer)
+
+    def delete_webhook(self, endpoint_id: str) -> Webhook:
+        answer = self._send(c.call("delete_webhook", endpoint_id=endpoint_id))
+        return cast(Webhook, answer)
+
+    # --- the service ---
+
+    def health(self) -> dict[str, Any]:
+        return cast(dict[str, Any], self._send(c.call("health")))
+
+    def tools(self) -> list[dict[str, Any]]:
+        return cast(list[dict[str, Any]], self._send(c.call("tools", unwrap="tools")))

@@ -1,0 +1,140 @@
+"""Reads of the review queue that help decide, for the page, the API and the client pages:
+open items filtered (client, kind of memory, score) and sorted (recommended first, score,
+age); the open conflicts of a client; and what each decision will do, said before it is
+made (status, tier, profile)."""
+
+from __future__ import annotations
+
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+
+from curation.models import ReviewItem
+from memories.conf import setting
+from memories.models import LIVE_STATUSES, Client, Memory, Tier
+from profiles.services.profile import STATIC_CATEGORIES, STATIC_KINDS, STATIC_MIN_CONFIDENCE
+
+SORTS: dict[str, tuple] = {
+    # Recommended promotions first, best score first, then the newest (conflicts have no
+    # score: newest first, as the queue always showed them).
+    "recommended": ("-recommended", F("score").desc(nulls_last=True), "-created_at", "pk"),
+    "score": (F("score").desc(nulls_last=True), "-created_at", "pk"),
+    "newest": ("-created_at", "pk"),
+    "oldest": ("created_at", "pk"),
+}
+SORT_LABELS = {
+    "recommended": "Recommended first",
+    "score": "Highest score",
+    "newest": "Newest",
+    "oldest": "Oldest",
+}
+DEFAULT_SORT = "recommended"
+
+
+def open_items(
+    scope: QuerySet[ReviewItem],
+    *,
+    item_type: str | None = None,
+    client: Client | None = None,
+    kind: str = "",
+    min_score: float | None = None,
+    sort: str = DEFAULT_SORT,
+) -> QuerySet[ReviewItem]:
+    """The open items of ``scope`` (a queryset the caller has scoped to the user) that
+    match, in the order ``sort`` names."""
+    items = scope.filter(state=ReviewItem.State.OPEN)
+    if item_type:
+        items = items.filter(type=item_type)
+    if client is not None:
+        items = items.filter(client=client)
+    if kind:
+        items = items.filter(memory__kind=kind)
+    if min_score is not None:
+        items = items.filter(score__gte=min_score)
+    return items.select_related("client", "memory", "other_memory").order_by(
+        *SORTS.get(sort, SORTS[DEFAULT_SORT])
+    )
+
+
+def clients_with_open_items(scope: QuerySet[ReviewItem]) -> list[Client]:
+    """The clients that have open items in ``scope``, by name (the queue's client filter)."""
+    ids = scope.filter(state=ReviewItem.State.OPEN).values("client_id")
+    return list(Client.objects.filter(pk__in=ids).order_by("display_name", "external_ref"))
+
+
+def _live_conflicts() -> Q:
+    """An open conflict whose two memories are both still live: one a decision would
+    settle (the others only become obsolete when decided)."""
+    return Q(
+        state=ReviewItem.State.OPEN,
+        type=ReviewItem.Type.CONFLICT,
+        memory__status__in=LIVE_STATUSES,
+        other_memory__status__in=LIVE_STATUSES,
+    )
+
+
+def open_conflicts(client: Client) -> list[ReviewItem]:
+    """``client``'s open conflicts that still apply, oldest first."""
+    return list(
+        ReviewItem.objects.filter(_live_conflicts(), client=client)
+        .select_related("memory", "other_memory")
+        .order_by("created_at", "pk")
+    )
+
+
+def open_conflict_count() -> Coalesce:
+    """For annotating clients: how many open conflicts of theirs still apply."""
+    counted = (
+        ReviewItem.objects.filter(_live_conflicts(), client=OuterRef("pk"))
+        .order_by()
+        .values("client")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(counted), 0)
+
+
+def _in_profile(memory: Memory) -> bool:
+    return (
+        memory.kind in STATIC_KINDS
+        and memory.category in STATIC_CATEGORIES
+        and memory.confidence >= STATIC_MIN_CONFIDENCE
+    )
+
+
+def decision_effects(item: ReviewItem) -> dict[str, str]:
+    """Decision → what it will do, in words, for the card's buttons."""
+    memory = item.memory
+    if item.type == ReviewItem.Type.PROMOTION:
+        profile = (
+            "the profile keeps it among the stable facts"
+            if _in_profile(memory)
+            else "the profile does not change (it lists preferences, facts, relationships "
+            f"and constraints of confidence {STATIC_MIN_CONFIDENCE:.2f} or more)"
+        )
+        return {
+            ReviewItem.Decision.APPROVE: f"Status {memory.get_status_display().lower()} → "
+            f"promoted: it ranks first among equals in search and context. The tier stays "
+            f"{memory.tier} (tiers follow use; a supervisor moves them on the memory's "
+            f"page); {profile}.",
+            ReviewItem.Decision.REJECT: f"Not promoted: it stays in search and context "
+            f"as it ranks now, in the {memory.tier} tier, with your reason in the audit "
+            f"trail; it is not proposed again for "
+            f"{setting('PROMOTION_REJECT_COOLDOWN_DAYS')} days unless new evidence comes.",
+        }
+    old = item.other_memory
+    assert old is not None  # a conflict always has the memory it contradicts
+    takes_core = old.tier == Tier.CORE and memory.tier != Tier.CORE
+    return {
+        ReviewItem.Decision.KEEP_OLD: "The new statement becomes superseded and leaves "
+        "search and context; the old one stays as it is.",
+        ReviewItem.Decision.ACCEPT_NEW: "The old statement becomes superseded and leaves "
+        "search and context; the new one stays "
+        + (
+            "and takes the old one's place in the core tier (if there is room)."
+            if takes_core
+            else f"in the {memory.tier} tier."
+        ),
+        ReviewItem.Decision.KEEP_BOTH: "Both stay live: they do not contradict each other.",
+        ReviewItem.Decision.MERGE: "They say the same thing: the new one is merged into the "
+        "old one, whose evidence grows by the new one's events.",
+    }

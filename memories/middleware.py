@@ -1,0 +1,98 @@
+"""What every answer goes out with: no server software or version, a
+Content-Security-Policy, and, when the database cannot be reached, a 503 with
+``Retry-After``, never a 500.
+
+``DatabaseUnavailableMiddleware`` answers for the pages (a plain page: the site's
+templates need the session, so the database); API views never reach it, their exception
+handler answers in the API's error format (``memories.api.errors``). What PostgreSQL
+said (host, socket path) goes to the log, not to the caller.
+
+``ContentSecurityPolicyMiddleware``: Django 5.2 has none built in (6.0 adds
+``django.middleware.csp`` with the same ``SECURE_CSP`` setting, which can replace it). The
+pages run no inline script and no inline style (every script is a static file,
+``static/memoryhub/app.js``; the API docs use drf-spectacular's split view, whose script is
+a file too), so the policy allows only this origin's files. The Django admin keeps to that
+as it is."""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
+from django.http import HttpResponse
+
+logger = logging.getLogger(__name__)
+
+# psycopg's errors for a server that is down, restarting or refusing connections, and for
+# a connection lost mid-request, arrive as these (Django wraps the driver's).
+DATABASE_ERRORS = (OperationalError, InterfaceError)
+RETRY_AFTER_SECONDS = 30
+UNAVAILABLE_MESSAGE = "The database is unavailable; try again in a moment."
+
+_PAGE = (
+    "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+    "<title>Unavailable · memoryhub</title></head><body>"
+    "<h1>memoryhub is unavailable</h1>"
+    f"<p>{UNAVAILABLE_MESSAGE}</p></body></html>"
+)
+
+
+SERVER_NAME = "memoryhub"
+
+
+class ServerHeaderMiddleware:
+    """``Server: memoryhub`` on every answer of the app. A WSGI server adds its own name
+    and version only when the app sets none (wsgiref, Django's development server, does
+    so); first in MIDDLEWARE, so static files and error pages get it too."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        response["Server"] = SERVER_NAME
+        return response
+
+
+def log_database_error(request, exc: BaseException) -> None:
+    logger.warning("database unavailable for %s %s: %s", request.method, request.path, exc)
+
+
+def database_unavailable_page() -> HttpResponse:
+    response = HttpResponse(_PAGE, status=503, content_type="text/html; charset=utf-8")
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+class DatabaseUnavailableMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not isinstance(exception, DATABASE_ERRORS):
+            return None
+        log_database_error(request, exception)
+        return database_unavailable_page()
+
+
+HEADER = "Content-Security-Policy"
+
+
+def policy_text(policy: dict[str, list[str]]) -> str:
+    """``{"script-src": ["'self'"], …}`` as the header says it: ``script-src 'self'; …``."""
+    return "; ".join(" ".join([name, *sources]) for name, sources in policy.items())
+
+
+class ContentSecurityPolicyMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if settings.SECURE_CSP and HEADER not in response:
+            response[HEADER] = policy_text(settings.SECURE_CSP)
+        return response

@@ -1,0 +1,229 @@
+"""The audit trail as the pages show it: who changed what and why, for one memory or one
+client, the ids an entry names turned into links to the memories the reader may see.
+
+The entries of a client are those about the client itself, its memories and its review
+items (review items hang off the client: ``memories`` reads them through the client's
+reverse relation, without importing ``curation``). The entries of a memory are those
+about it, about its review items, and those about a memory linked to it that name it (a
+correction that superseded it, a statement that updated it).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+
+from django.db.models import CharField, Q, QuerySet
+from django.db.models.functions import Cast
+
+from memories import permissions
+from memories.models import (
+    LIVE_STATUSES,
+    AuditEntry,
+    Client,
+    Memory,
+    Relation,
+    RelationType,
+    Status,
+)
+from memories.services.write.corrections import FORGET, UNDO, UNDOABLE, restored_by
+
+MEMORY_ENTRIES_SHOWN = 200
+
+# What an action did, in words; an action not listed shows as it is stored.
+ACTION_LABELS = {
+    "memory.added": "recorded it",
+    "memory.deduplicated": "heard it again",
+    "memory.updated": "recorded a newer statement that supersedes another",
+    "memory.extended": "recorded detail that extends another",
+    "memory.conflict": "recorded a statement that contradicts another",
+    "memory.correct": "corrected a memory",
+    "memory.forget": "forgot it",
+    "memory.invalidate": "took it out of the answers in review",
+    "memory.undo": "undid a change",
+    "memory.feedback": "gave feedback",
+    "memory.set_tier": "moved it to another tier",
+    "memory.expired": "let it expire",
+    "memory.merge": "merged a duplicate",
+    "memory.consolidate": "consolidated episodes into it",
+    "memory.summarize": "summarised a session",
+    "review.open": "opened a review",
+    "review.decide": "decided a review",
+    "review.obsolete": "closed a review that no longer applied",
+    "promotion.approve": "approved a promotion",
+    "promotion.reject": "rejected a promotion",
+    "client.assign_advisor": "assigned an advisor",
+    "client.unassign_advisor": "unassigned an advisor",
+    "client.imported": "imported the client",
+}
+# The memory ids an entry's data names, and how each reads.
+LINK_LABELS = {
+    "corrects": "corrects",
+    "related": "related to",
+    "memory": "memory",
+    "other": "other memory",
+    "kept": "kept instead",
+    "invalidated": "invalidated",
+    "restored": "restored",
+    "deleted": "deleted",
+}
+
+
+@dataclass
+class AuditRow:
+    entry: AuditEntry
+    label: str
+    subject: Memory | None  # the memory the entry is about, if the reader may see it
+    links: list[tuple[str, Memory]] = field(default_factory=list)
+    details: list[tuple[str, str]] = field(default_factory=list)  # tier moves and the like
+    undoable: bool = False  # a correction or forget not undone yet
+    undone: bool = False  # a correction or forget undone since
+
+
+def _text_ids(queryset: QuerySet) -> QuerySet:
+    return queryset.annotate(text_id=Cast("pk", CharField())).values("text_id")
+
+
+def client_audit(client: Client) -> QuerySet[AuditEntry]:
+    """Every entry about ``client``, its memories and its review items, newest first."""
+    reviews = client.review_items.all()
+    about = (
+        Q(object_type="client", object_id=str(client.pk))
+        | Q(object_type="memory", object_id__in=_text_ids(Memory.objects.filter(client=client)))
+        | Q(object_type="review_item", object_id__in=_text_ids(reviews))
+    )
+    return (
+        AuditEntry.objects.filter(tenant_id=client.tenant_id).filter(about).order_by("-at", "-pk")
+    )
+
+
+def memory_audit(memory: Memory) -> list[AuditEntry]:
+    """The entries about ``memory`` and those of its linked memories that name it."""
+    me = str(memory.pk)
+    linked = {
+        str(i)
+        for pair in Relation.objects.filter(Q(source=memory) | Q(target=memory)).values_list(
+            "source_id", "target_id"
+        )
+        for i in pair
+    }
+    reviews = Memory.objects.filter(pk=memory.pk).values_list("review_items", flat=True)
+    reviews_as_other = Memory.objects.filter(pk=memory.pk).values_list(
+        "review_items_as_other", flat=True
+    )
+    review_ids = {str(i) for i in [*reviews, *reviews_as_other] if i}
+    entries = AuditEntry.objects.filter(tenant_id=memory.tenant_id).filter(
+        Q(object_type="memory", object_id__in=linked | {me})
+        | Q(object_type="review_item", object_id__in=review_ids)
+    )
+    return [
+        e
+        for e in entries.order_by("-at", "-pk")[:MEMORY_ENTRIES_SHOWN]
+        if e.object_id == me or e.object_type == "review_item" or me in _named(e)
+    ]
+
+
+def _named(entry: AuditEntry) -> set[str]:
+    data = entry.data if isinstance(entry.data, dict) else {}
+    return {str(v) for k, v in data.items() if k in LINK_LABELS and v}
+
+
+def undone_entries(entries) -> set[str]:
+    """The ids of those of ``entries`` (corrections, forgets) that were undone: the undo
+    entries are found by the memory they restored (indexed), then matched by id."""
+    entries = [e for e in entries if e.action in UNDOABLE]
+    if not entries:
+        return set()
+    found = AuditEntry.objects.filter(
+        object_type="memory", object_id__in={restored_by(e) for e in entries}, action=UNDO
+    )
+    wanted = {str(e.pk) for e in entries}
+    return {str(u) for u in found.values_list("data__undoes", flat=True)} & wanted
+
+
+def pending_undo(memory: Memory) -> AuditEntry | None:
+    """The latest correction or forget of ``memory`` that an undo would take back now: it
+    forgot this memory, which is still forgotten; or this memory is a correction, or was
+    corrected, and both still stand as the correction left them."""
+    me = str(memory.pk)
+    corrections = Relation.objects.filter(target=memory, type=RelationType.UPDATES)
+    ids = {me} | {str(i) for i in corrections.values_list("source_id", flat=True)}
+    entries = list(
+        AuditEntry.objects.filter(
+            tenant_id=memory.tenant_id, object_type="memory", object_id__in=ids
+        )
+        .filter(action__in=UNDOABLE)
+        .order_by("-at", "-pk")[:10]
+    )
+    entries = [e for e in entries if e.object_id == me or e.data.get("corrects") == me]
+    if not entries or str(entries[0].pk) in undone_entries(entries[:1]):
+        return None
+    latest = entries[0]
+    if latest.action == FORGET:
+        return latest if memory.status == Status.DELETED else None
+    if latest.object_id == me:  # this memory is the correction
+        other = Memory.objects.filter(pk=latest.data.get("corrects")).first()
+        fits = memory.status in LIVE_STATUSES and other and other.status == Status.SUPERSEDED
+    else:  # this memory was corrected
+        other = Memory.objects.filter(pk=latest.object_id).first()
+        fits = memory.status == Status.SUPERSEDED and other and other.status in LIVE_STATUSES
+    return latest if fits else None
+
+
+def _is_uuid(value: str) -> bool:
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
+
+
+def audit_rows(user, tenant_id, entries) -> list[AuditRow]:
+    """``entries`` as rows to show ``user``: the memories they name resolved in one query,
+    those the user may not see left out."""
+    entries = list(entries)
+    wanted = {e.object_id for e in entries if e.object_type == "memory"}
+    for entry in entries:
+        wanted |= _named(entry)
+    visible = permissions.memories_visible_to(user, tenant_id).in_bulk(
+        [i for i in wanted if _is_uuid(i)]
+    )
+    by_id = {str(k): v for k, v in visible.items()}
+    undone = undone_entries(entries)
+    rows = []
+    for entry in entries:
+        data = entry.data if isinstance(entry.data, dict) else {}
+        subject = by_id.get(entry.object_id) if entry.object_type == "memory" else None
+        if subject is None and entry.object_type == "review_item":
+            subject = by_id.get(str(data.get("memory")))
+        links = [
+            (LINK_LABELS[k], by_id[str(v)])
+            for k, v in data.items()
+            if k in LINK_LABELS and str(v) in by_id and by_id[str(v)] != subject
+        ]
+        rows.append(
+            AuditRow(
+                entry=entry,
+                label=ACTION_LABELS.get(entry.action, entry.action),
+                subject=subject,
+                links=links,
+                details=_details(entry.action, data),
+                undoable=entry.action in UNDOABLE and str(entry.pk) not in undone,
+                undone=str(entry.pk) in undone,
+            )
+        )
+    return rows
+
+
+def _details(action: str, data: dict) -> list[tuple[str, str]]:
+    if action == "memory.set_tier":
+        return [("tier", f"{data.get('from')} → {data.get('to')}")] + (
+            [("pinned", "yes")] if data.get("pinned") else []
+        )
+    if action == "review.decide":
+        return [("decision", str(data.get("decision", "")).replace("_", " "))]
+    if action == "memory.feedback":
+        return [("useful", "yes" if data.get("useful") else "no")]
+    if action in ("memory.forget", "memory.correct") and isinstance(data.get("before"), dict):
+        return [("was", str(data["before"].get("status", "")))]
+    return []

@@ -1,0 +1,258 @@
+"""A person's corrections, and a supervisor's undo of a correction or a forget.
+
+- ``memory_correct``: a person who may write a live memory says it is wrong and what is
+  right. ADD-only holds: the right statement is a new memory, its source the person (and
+  an event of theirs in the raw record, so it has evidence), that ``updates`` the old one,
+  which becomes superseded, as the write path supersedes (``outcomes``); nothing is edited.
+- ``change_undo``: a supervisor takes back a correction or a forget. The memory's state
+  before that change comes back (a correction's new memory is deleted); the undo is an
+  audit entry of its own, and a change is undone once.
+
+Both leave the profile to be rebuilt (``clients_mark_profile_stale``), like every write.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from uuid import UUID
+
+from django.db import transaction
+from django.utils import timezone
+
+from memories.errors import Conflict, DomainError
+from memories.models import (
+    LIVE_STATUSES,
+    AuditEntry,
+    EventSource,
+    Evidence,
+    Memory,
+    Relation,
+    RelationType,
+    SourceKind,
+    Status,
+    Tier,
+)
+from memories.services.embedding.reembed import memories_embed_now
+from memories.services.extraction.heuristic import extract
+from memories.services.tenancy.audit import audit
+from memories.services.write.core_budget import ensure_core_room
+from memories.services.write.lifecycle import state_of
+from memories.services.write.records import (
+    event_record,
+    evidence_link,
+    memory_add,
+    statement_hash,
+    stored_attribute,
+)
+from memories.services.write.staleness import clients_mark_profile_stale
+from memories.text import clean
+
+CORRECT = "memory.correct"
+FORGET = "memory.forget"
+UNDO = "memory.undo"
+UNDOABLE = (CORRECT, FORGET)
+# A person checked it: more than an extracted statement (0.7 by default), less than proof.
+CORRECTION_CONFIDENCE = 0.95
+MAX_CONTENT = 2000
+MAX_REASON = 300
+
+
+class ChangedMeanwhile(Conflict):
+    code = "changed_meanwhile"
+
+
+def _required(value: str, field: str, message: str, limit: int) -> str:
+    text = clean(value or "")
+    if not text:
+        raise DomainError(message, fields={field: [message]})
+    if len(text) > limit:
+        too_long = f"At most {limit} characters (this is {len(text)})."
+        raise DomainError(f"{field}: {too_long}", fields={field: [too_long]})
+    return text
+
+
+@transaction.atomic
+def memory_correct(
+    *, memory: Memory, content: str, reason: str, actor, actor_label: str = ""
+) -> Memory:
+    """The corrected statement as a new memory that supersedes ``memory``; returns it."""
+    text = _required(content, "content", "Write the statement as it should be.", MAX_CONTENT)
+    why = _required(reason, "reason", "Say why: the reason goes in the audit trail.", MAX_REASON)
+    old = Memory.objects.select_for_update().select_related("client__tenant").get(pk=memory.pk)
+    client, now = old.client, timezone.now()
+    if old.status not in LIVE_STATUSES or (old.expires_at and old.expires_at <= now):
+        raise ChangedMeanwhile(
+            f"This memory is {old.get_status_display().lower()}"
+            f"{' and expired' if old.status in LIVE_STATUSES else ''}: only what memory "
+            "holds now can be corrected. Reload the page to see its current state."
+        )
+    if statement_hash(client.tenant, text) == old.content_hash:
+        raise DomainError(
+            "The correction says what the memory already says: change the words, or leave it.",
+            fields={"content": ["The same statement as the memory's."]},
+        )
+    label = actor_label or actor.get_username()
+    event, _ = event_record(
+        client=client,
+        content=text,
+        source=EventSource.OBSERVATION,
+        speaker=label[:100],
+        observed_at=now,
+        metadata={"corrects": str(old.pk)},
+    )
+    before = state_of(old)
+    reason_line = f"corrected by {label}: {why}"[:300]
+    Memory.objects.filter(pk=old.pk).update(
+        status=Status.SUPERSEDED, invalidated_at=now, status_reason=reason_line
+    )
+    value, negated = _value_of(text, old, now)
+    new = memory_add(
+        client=client,
+        kind=old.kind,
+        category=old.category,
+        content=text,
+        tier=old.tier,  # the old one left the tier: its place, and its core room, are free
+        confidence=CORRECTION_CONFIDENCE,
+        importance=old.importance,
+        observed_at=now,
+        expires_at=old.expires_at,
+        source_kind=SourceKind.MANUAL,
+        source_ref=f"user:{actor.pk}" if actor is not None else "",
+        attribute=old.attribute,
+        attribute_value=value,
+        negated=negated,
+        language=old.language,
+        tags=old.tags,
+        speaker=label,
+        subject=old.subject,  # about whom the old one was, not about the person correcting
+        metadata={"corrects": str(old.pk)},
+    )
+    if old.tier_pinned:
+        Memory.objects.filter(pk=new.pk).update(tier_pinned=True)
+    evidence_link(memory=new, events=[event], action=Evidence.Action.UPDATED, related=old)
+    Relation.objects.create(
+        tenant_id=client.tenant_id,
+        source=new,
+        target=old,
+        type=RelationType.UPDATES,
+        created_by=actor,
+        reason=f"correction: {why}"[:300],
+    )
+    audit(
+        tenant_id=client.tenant_id,
+        actor=actor,
+        actor_label=label,
+        action=CORRECT,
+        object_type="memory",
+        object_id=new.pk,
+        reason=why,
+        data={"corrects": str(old.pk), "event": str(event.pk), "before": before},
+    )
+    clients_mark_profile_stale(client_ids=[client.pk])
+    transaction.on_commit(lambda: memories_embed_now([new.pk]))
+    new.refresh_from_db()
+    return new
+
+
+def _value_of(text: str, old: Memory, now) -> tuple[str, bool]:
+    """The value the correction gives the old memory's attribute ("contact_channel" →
+    "phone"), read as the write path reads statements; none when it names no value."""
+    if not old.attribute:
+        return "", False
+    for candidate in extract(text, speaker="advisor", source="chat", observed_at=now):
+        if stored_attribute(old.client.tenant, candidate.attribute) == old.attribute:
+            return candidate.value, candidate.negated
+    return "", False
+
+
+@transaction.atomic
+def change_undo(*, memory: Memory, entry_id, actor, actor_label: str = "", reason: str = ""):
+    """Undo the correction or forget ``entry_id`` (an audit entry about ``memory``): the
+    memory it changed gets back its state before. Returns the restored memory."""
+    entry = _undoable(memory, entry_id)
+    label = actor_label or actor.get_username()
+    why = clean(reason or "")[:MAX_REASON]
+    now = timezone.now()
+    if entry.action == FORGET:
+        restored = Memory.objects.select_for_update().get(pk=entry.object_id)
+        if restored.status != Status.DELETED:
+            raise ChangedMeanwhile(
+                f"The memory is {restored.get_status_display().lower()} now, no longer "
+                "forgotten: nothing was undone."
+            )
+        deleted = None
+    else:
+        pair = Memory.objects.select_for_update().in_bulk(
+            [entry.object_id, entry.data.get("corrects")]
+        )
+        deleted, restored = pair[UUID(entry.object_id)], pair[UUID(entry.data["corrects"])]
+        if deleted.status not in LIVE_STATUSES or restored.status != Status.SUPERSEDED:
+            raise ChangedMeanwhile(
+                "The memories changed since the correction (the correction is "
+                f"{deleted.get_status_display().lower()}, the corrected memory "
+                f"{restored.get_status_display().lower()}): nothing was undone."
+            )
+        Memory.objects.filter(pk=deleted.pk).update(
+            status=Status.DELETED,
+            invalidated_at=now,
+            status_reason=f"correction undone by {label}"[:300],
+        )
+    before = entry.data.get("before") or {"status": Status.ACTIVE}
+    status = before.get("status") or Status.ACTIVE
+    if status in LIVE_STATUSES and restored.tier == Tier.CORE:
+        ensure_core_room(restored.client_id, restored.content, excluding=restored.pk)
+    Memory.objects.filter(pk=restored.pk).update(
+        status=status,
+        status_reason=before.get("status_reason") or "",
+        invalidated_at=_moment(before.get("invalidated_at")),
+    )
+    audit(
+        tenant_id=restored.tenant_id,
+        actor=actor,
+        actor_label=label,
+        action=UNDO,
+        object_type="memory",
+        object_id=restored.pk,
+        reason=why,
+        data={
+            "undoes": str(entry.pk),
+            "undone": entry.action,
+            "restored": str(restored.pk),
+            "deleted": str(deleted.pk) if deleted else None,
+        },
+    )
+    clients_mark_profile_stale(client_ids=[restored.client_id])
+    restored.refresh_from_db()
+    return restored
+
+
+def _undoable(memory: Memory, entry_id) -> AuditEntry:
+    """The correction or forget ``entry_id`` if it is about ``memory`` (the memory it
+    forgot, the correction, or the memory corrected) and not undone yet."""
+    entry = (
+        AuditEntry.objects.select_for_update()
+        .filter(pk=entry_id, tenant_id=memory.tenant_id, object_type="memory")
+        .filter(action__in=UNDOABLE)
+        .first()
+    )
+    if entry is None or str(memory.pk) not in {entry.object_id, str(entry.data.get("corrects"))}:
+        raise DomainError(
+            "There is no correction or forget of this memory with that id to undo.",
+            fields={"entry": ["Not an undoable change of this memory."]},
+        )
+    undos = AuditEntry.objects.filter(
+        object_type="memory", object_id=restored_by(entry), action=UNDO
+    )
+    if undos.filter(data__undoes=str(entry.pk)).exists():
+        raise ChangedMeanwhile("This change was already undone.")
+    return entry
+
+
+def restored_by(entry: AuditEntry) -> str:
+    """The id of the memory an undo of ``entry`` restores (the undo's audit object): the
+    forgotten memory, or the memory a correction superseded."""
+    return str(entry.data.get("corrects")) if entry.action == CORRECT else entry.object_id
+
+
+def _moment(value) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None

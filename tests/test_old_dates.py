@@ -1,0 +1,166 @@
+"""A memory from long ago ranks like any other, and times memoryhub cannot rank are refused.
+
+Recency is 0.5 ** (age / 14 days): for a memory of 1984 that is 0.5 ** 1100, below what
+float8 holds, and PostgreSQL's power() raises rather than answering 0. Every score
+component is total over its inputs; ingest, filters and imports refuse times before
+1900-01-01 with a 400 naming the field."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memories.conf import setting
+from memories.models import Memory
+from memories.services.jobs.ranking import COMPONENTS as RANKED
+from memories.services.jobs.runner import job_run
+from memories.services.retrieval import ranking_weights
+from tests import factories
+from tests.snapshot import take
+
+pytestmark = pytest.mark.django_db
+
+SEARCH = {"client": "emma", "query": "how should we contact her? email"}
+CONTEXT = {"client": "emma", "message": "how should we contact her? email"}
+
+
+def _call(api_client, key, path, body):
+    return api_client.post(path, body, format="json", HTTP_AUTHORIZATION=f"Bearer {key}")
+
+
+@pytest.fixture
+def used_key(api_client, agent_key):
+    """The advisor's key, used once already (its first use is recorded on it)."""
+    api_client.get("/api/v1/health/", HTTP_AUTHORIZATION=f"Bearer {agent_key}")
+    return agent_key
+
+
+@pytest.mark.parametrize("observed_at", ["1900-01-01T00:00:00Z", "1984-06-01T09:30:00Z"])
+def test_a_memory_said_long_ago_still_lets_search_and_context_answer(
+    api_client, agent_key, post_event, observed_at
+):
+    said = post_event("I prefer to be contacted by email.", observed_at=observed_at)
+    (memory,) = said["memories"]
+    assert memory["observed_at"] == observed_at
+
+    search = _call(api_client, agent_key, "/api/v1/search/", SEARCH)
+    context = _call(api_client, agent_key, "/api/v1/context/", CONTEXT)
+
+    assert search.status_code == 200, search.content
+    (hit,) = search.json()["results"]
+    assert (hit["id"], hit["scores"]["recency"]) == (memory["id"], 0.0)
+    assert context.status_code == 200, context.content
+    assert [m["id"] for m in context.json()["memories"]] == [memory["id"]]
+
+
+def test_a_row_older_than_ingest_takes_still_ranks(api_client, agent_key, personas):
+    """Rows stored before the bound (or by code that bypassed the API) rank too: the year 1."""
+    old = datetime(1, 1, 1, tzinfo=UTC)
+    memory = factories.MemoryFactory.create(
+        client=personas.client, content="I prefer to be contacted by email.", observed_at=old
+    )
+    Memory.objects.filter(pk=memory.pk).update(last_seen_at=old)
+
+    search = _call(api_client, agent_key, "/api/v1/search/", SEARCH)
+    context = _call(api_client, agent_key, "/api/v1/context/", CONTEXT)
+
+    assert search.status_code == 200, search.content
+    assert [(h["id"], h["scores"]["recency"]) for h in search.json()["results"]] == [
+        (str(memory.pk), 0.0)
+    ]
+    assert context.status_code == 200, context.content
+
+
+def test_the_ranking_refresh_ranks_a_memory_of_1984(personas):
+    memory = factories.MemoryFactory.create(
+        client=personas.client,
+        content="I prefer to be contacted by email.",
+        observed_at=datetime(1984, 6, 1, tzinfo=UTC),
+        confidence=1.0,
+        importance=1.0,
+    )
+    Memory.objects.filter(pk=memory.pk).update(last_seen_at=memory.observed_at)
+
+    run = job_run("refresh_ranking")
+
+    assert (run.outcome, run.error) == ("succeeded", "")
+    memory.refresh_from_db()
+    # Recency, usage and evidence contribute nothing; confidence, importance and
+    # canonicity (active: 0.6) do.
+    weights = {**ranking_weights(), "evidence": float(setting("RANK_EVIDENCE_WEIGHT"))}
+    total = sum(weights[name] for name in RANKED)
+    expected = (weights["confidence"] + weights["importance"] + 0.6 * weights["canonicity"]) / total
+    assert memory.rank_score == round(expected, 4)
+
+
+TOO_EARLY = "is before 1900-01-01T00:00:00Z, the earliest memoryhub accepts."
+
+
+@pytest.mark.parametrize(
+    "observed_at", ["0001-01-01T00:00:00Z", "1899-12-31T23:59:59Z", "1900-01-01T00:30:00+01:00"]
+)
+def test_ingest_refuses_a_time_before_1900_and_stores_nothing(api_client, used_key, observed_at):
+    before = take()
+    body = {"client": "emma", "content": "I prefer email.", "observed_at": observed_at}
+
+    response = _call(api_client, used_key, "/api/v1/events/", body)
+
+    assert response.status_code == 400
+    assert response.json()["error"] == {
+        "code": "invalid",
+        "message": f"observed_at: {observed_at} {TOO_EARLY}",
+        "fields": {"observed_at": [f"{observed_at} {TOO_EARLY}"]},
+    }
+    assert take().changes(before) == []
+
+
+def test_a_batch_with_one_time_before_1900_stores_nothing(api_client, used_key):
+    before = take()
+    events = [
+        {"client": "emma", "content": "I prefer email."},
+        {"client": "emma", "content": "I live in Leeds.", "observed_at": "0001-01-01"},
+    ]
+
+    response = _call(api_client, used_key, "/api/v1/events/batch/", {"events": events})
+
+    assert response.status_code == 400
+    assert response.json()["error"]["fields"] == {
+        "events[1].observed_at": [f"0001-01-01 {TOO_EARLY}"]
+    }
+    assert take().changes(before) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("since", "0001-01-01T00:00:00Z", f"0001-01-01T00:00:00Z {TOO_EARLY}"),
+        ("until", "1899-01-01T00:00:00Z", f"1899-01-01T00:00:00Z {TOO_EARLY}"),
+        ("as_of", "1066-10-14T09:00:00Z", f"1066-10-14T09:00:00Z {TOO_EARLY}"),
+        (
+            "happened_since",
+            "0001-01-01",
+            "0001-01-01 is before 1900-01-01, the earliest memoryhub accepts.",
+        ),
+        (
+            "happened_until",
+            "1899-12-31",
+            "1899-12-31 is before 1900-01-01, the earliest memoryhub accepts.",
+        ),
+    ],
+)
+def test_search_filters_refuse_times_before_1900(
+    api_client, agent_key, personas, name, value, message
+):
+    response = _call(api_client, agent_key, "/api/v1/search/", {**SEARCH, "filters": {name: value}})
+
+    assert response.status_code == 400
+    assert response.json()["error"]["fields"] == {f"filters.{name}": [message]}
+
+
+def test_the_page_filters_refuse_days_before_1900(client, personas):
+    client.force_login(personas.advisor)
+
+    response = client.get(f"/clients/{personas.client.pk}/", {"since": "0001-01-01", "q": "email"})
+
+    assert response.status_code == 200
+    assert response.context["mode"] == "invalid"
+    assert response.context["form"].errors == {"since": ["Memory starts on 1900-01-01."]}

@@ -1,0 +1,112 @@
+"""schemathesis' stateful run: sequences of calls chained by the schema's OpenAPI links
+(memories/api/links.py), so that what one call creates is what the next one reads or
+changes: an event's memories are read, given feedback, forgotten and their history
+listed; the seeded client is exported, its review item decided and the client erased.
+Each role's key runs its own sequences (an agent, a supervisor, the client's own login),
+every scenario from the same seeded data (a savepoint rolled back after each), with
+schemathesis' default checks on every answer: no 5xx, documented statuses, bodies as
+documented, valid requests accepted and invalid ones refused, the key enforced
+(use_after_free excepted for forgotten memories: tests/schemathesis_support.py)."""
+
+from collections import defaultdict
+
+import pytest
+from django.db import transaction
+from hypothesis import HealthCheck, Phase, settings
+from schemathesis.specs.openapi import stateful
+
+from tests.schemathesis_support import in_process_app, running, schema, seed, small_limits
+
+pytestmark = pytest.mark.django_db
+
+# Scenarios per role (each at most STEPS calls): the supervisor may do everything, so it
+# has the most to explore. The whole file takes about a minute of CPU.
+SCENARIOS = {"advisor": 12, "supervisor": 20, "client": 8}
+STEPS = 8
+
+# What each role must have done at least once (a 2xx), so that the run cannot pass by
+# reaching nothing: the agent's and the supervisor's writes and the reads that follow
+# them by a link, the supervisor's decision on the seeded review item.
+SUCCEEDED = {
+    "advisor": {"events_create", "search", "memory_retrieve", "memory_feedback"},
+    "supervisor": {
+        "events_create",
+        "search",
+        "memory_retrieve",
+        "memory_history",
+        "client_export",
+        "review_decide",
+    },
+    "client": {"search", "memories_list"},
+}
+# And what the client's own login (read only) must never have done.
+WRITES = {
+    "events_create",
+    "events_batch",
+    "memory_feedback",
+    "memory_forget",
+    "review_decide",
+    "client_import",
+    "client_erase",
+}
+
+
+@pytest.fixture
+def events_start_scenarios(monkeypatch):
+    """schemathesis starts scenarios with the operations it guesses will succeed: POSTs,
+    and GETs of collections, unless a body field looks like a reference to a resource
+    nothing produces. An event's ``project_id``, ``task_id`` and ``run_id`` are the
+    caller's labels, not references, but read as such they would keep events (and so
+    everything linked from them) from ever starting a scenario. The guess without that
+    part: the operation's method and path alone."""
+    guess = stateful.is_likely_root_transition
+    monkeypatch.setattr(
+        stateful,
+        "is_likely_root_transition",
+        lambda operation, node, produced: guess(operation, None, produced),
+    )
+
+
+@pytest.fixture
+def seeded(tenant, settings, events_start_scenarios):
+    small_limits(settings)
+    with in_process_app():
+        yield seed(tenant)
+
+
+def _machine(answers: dict[str, set[int]]):
+    class Machine(schema.as_state_machine()):  # type: ignore[misc]
+        def setup(self):
+            self._scenario = transaction.atomic()
+            self._scenario.__enter__()
+
+        def teardown(self):
+            transaction.set_rollback(True)
+            self._scenario.__exit__(None, None, None)
+
+        def after_call(self, response, case):
+            super().after_call(response, case)
+            answers[case.operation.definition.raw["operationId"]].add(response.status_code)
+
+    return Machine
+
+
+@pytest.mark.parametrize("role", sorted(SCENARIOS))
+def test_chained_calls_keep_the_schema(seeded, role):
+    answers: dict[str, set[int]] = defaultdict(set)
+    with running(seeded, role):
+        _machine(answers).run(
+            settings=settings(
+                max_examples=SCENARIOS[role],
+                stateful_step_count=STEPS,
+                deadline=None,
+                derandomize=True,  # the same scenarios on every run: CI is reproducible
+                database=None,
+                suppress_health_check=list(HealthCheck),
+                phases=[Phase.generate],
+            )
+        )
+    succeeded = {op for op, statuses in answers.items() if any(200 <= s < 300 for s in statuses)}
+    assert SUCCEEDED[role] <= succeeded, dict(answers)
+    if role == "client":
+        assert succeeded & WRITES == set(), dict(answers)

@@ -1,0 +1,106 @@
+"""/api/v1/webhooks/: supervisors register, list and remove their tenant's endpoints;
+everyone else is refused and nothing changes."""
+
+import pytest
+
+from memories.models import AuditEntry, WebhookEndpoint
+from memories.services.webhooks.endpoints import URL_MESSAGE
+from tests import factories
+from tests.snapshot import take
+
+pytestmark = pytest.mark.django_db
+
+BODY = {"url": "https://crm.example.com/hooks", "events": ["memory.added", "client.erased"]}
+
+
+def _as(api_client, personas, persona):
+    user = getattr(personas, persona)
+    tenant = personas.other_tenant if persona == "outsider" else personas.tenant
+    _, key = factories.api_key_for(user, tenant)
+    api_client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
+    return api_client
+
+
+def test_register_list_and_remove(api_client, personas):
+    api = _as(api_client, personas, "supervisor")
+    created = api.post("/api/v1/webhooks/", {**BODY, "description": "CRM"}, format="json")
+    assert created.status_code == 201
+    body = created.json()
+    endpoint = WebhookEndpoint.objects.get()
+    assert body == {
+        "id": str(endpoint.pk),
+        "url": "https://crm.example.com/hooks",
+        "events": ["memory.added", "client.erased"],
+        "description": "CRM",
+        "active": True,
+        "created_at": endpoint.created_at.isoformat(),
+        "secret": endpoint.secret,
+    }
+    assert body["secret"].startswith("whsec_")
+    listed = api.get("/api/v1/webhooks/").json()["results"]
+    assert listed == [{k: v for k, v in body.items() if k != "secret"}]
+    removed = api.delete(f"/api/v1/webhooks/{endpoint.pk}/")
+    assert removed.status_code == 200
+    assert not WebhookEndpoint.objects.exists()
+    assert sorted(
+        AuditEntry.objects.filter(object_type="webhook_endpoint").values_list("action", flat=True)
+    ) == ["webhook.create", "webhook.delete"]
+
+
+@pytest.mark.parametrize(
+    ("persona", "listing", "creating", "removing"),
+    [
+        ("supervisor", 200, 201, 200),
+        ("admin", 200, 201, 200),
+        ("advisor", 403, 403, 404),
+        ("client_user", 403, 403, 404),
+        ("heir", 403, 403, 404),
+        ("outsider", 403, 403, 404),
+    ],
+)
+def test_who_may_manage_them(api_client, personas, persona, listing, creating, removing):
+    ours = factories.WebhookEndpointFactory.create(tenant=personas.tenant)
+    api = _as(api_client, personas, persona)
+    listed = api.get("/api/v1/webhooks/")
+    before = take()  # after the key's first use (which notes it)
+    assert listed.status_code == listing
+    if listing == 200:
+        assert [e["id"] for e in listed.json()["results"]] == [str(ours.pk)]
+    assert api.post("/api/v1/webhooks/", BODY, format="json").status_code == creating
+    assert api.delete(f"/api/v1/webhooks/{ours.pk}/").status_code == removing
+    if creating == 403:
+        assert take().changes(before) == []
+    assert WebhookEndpoint.objects.filter(pk=ours.pk).exists() is (removing != 200)
+
+
+def test_another_tenants_supervisor_sees_none_of_them(api_client, personas):
+    ours = factories.WebhookEndpointFactory.create(tenant=personas.tenant)
+    theirs = factories.UserFactory.create(username="globex-supervisor")
+    factories.MembershipFactory.create(tenant=personas.other_tenant, user=theirs, role="SUPERVISOR")
+    _, key = factories.api_key_for(theirs, personas.other_tenant)
+    api_client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
+    assert api_client.get("/api/v1/webhooks/").json() == {"results": []}
+    assert api_client.delete(f"/api/v1/webhooks/{ours.pk}/").status_code == 404
+    assert WebhookEndpoint.objects.filter(pk=ours.pk).exists()
+
+
+@pytest.mark.parametrize(
+    ("body", "fields"),
+    [
+        (
+            {**BODY, "events": ["memory.deleted"]},
+            {"events[0]": ['"memory.deleted" is not a valid choice.']},
+        ),
+        ({**BODY, "events": []}, {"events": ["This list may not be empty."]}),
+        ({**BODY, "url": "ftp://crm.example.com/hooks"}, {"url": [URL_MESSAGE]}),
+        ({**BODY, "url": "not a url"}, {"url": [URL_MESSAGE]}),
+        ({**BODY, "url": "https://[::1/hooks"}, {"url": [URL_MESSAGE]}),
+        ({**BODY, "secret": "mine"}, {"secret": ["Unknown field."]}),
+    ],
+)
+def test_bad_registrations_are_refused(api_client, personas, body, fields):
+    api = _as(api_client, personas, "supervisor")
+    answer = api.post("/api/v1/webhooks/", body, format="json")
+    assert answer.status_code == 400
+    assert answer.json()["error"]["fields"] == fields
+    assert not WebhookEndpoint.objects.exists()
