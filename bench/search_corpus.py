@@ -88,12 +88,16 @@ def data_set_slug(memories: int) -> str:
     return f"bench-search-v2-{memories}"
 
 
-def data_set_arguments() -> argparse.Namespace:
+def data_set_parser() -> argparse.ArgumentParser:
     """--memories and --queries, for the scripts that read bench/search.py's data set."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--memories", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=300)
-    return parser.parse_args()
+    return parser
+
+
+def data_set_arguments() -> argparse.Namespace:
+    return data_set_parser().parse_args()
 
 
 def built_data_set(memories: int):

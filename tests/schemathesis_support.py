@@ -146,11 +146,14 @@ def seed(tenant) -> Seeded:
 # --- generated requests -----------------------------------------------------------------
 
 
+INFORMATIVE = "I moved to Lisbon with my wife last spring."
+
+
 @schema.hook
 def flatmap_case(context, case):
     """Half the valid requests that name a client, or a review item, name the seeded one:
     search, context, the memory list and the export find something, and their links lead
-    on; a decision has an open item to decide."""
+    on; a decision has an open item to decide; an event says something to remember."""
     meta = case.meta
     if meta is None or meta.generation.mode.is_negative:
         return st.just(case)
@@ -169,6 +172,10 @@ def _with_seeded_names(case):
         case.query = {**case.query, "client": SEEDED_CLIENT}
     elif isinstance(case.body, dict) and isinstance(case.body.get("client"), str):
         case.body = {**case.body, "client": SEEDED_CLIENT}
+        if isinstance(case.body.get("content"), str):
+            # Something the client says that teaches a memory, so the event's links (to
+            # its memories) lead on whatever the generated words were.
+            case.body["content"] = INFORMATIVE
     return case
 
 

@@ -7,6 +7,7 @@ import pytest
 from django.core.management import call_command
 
 from memories.api.fields import HAS_VISIBLE_TEXT
+from memories.services.webhooks.endpoints import URL_PATTERN
 
 pytestmark = pytest.mark.django_db
 
@@ -151,10 +152,11 @@ def test_every_text_field_says_it_refuses_nul(api_client):
         for name, field in component["properties"].items()
         if field.get("type") == "string" and "format" not in field and "enum" not in field
     ]
-    assert len(strings) == 15
+    assert len(strings) == 17
     assert [
         name for name, field in strings if field["pattern"] not in (NOT_BLANK_TEXT, NO_NUL)
-    ] == ["content"]
+    ] == ["content", "url"]
+    assert components["WebhookInRequest"]["properties"]["url"]["pattern"] == URL_PATTERN
 
 
 @pytest.mark.parametrize(
@@ -322,6 +324,7 @@ def test_answers_link_to_the_calls_that_take_their_ids(api_client):
         for response in operation["responses"].values()
         if response.get("links")
     }
-    # Every operation that answers ids or references links on, but health and tools.
-    assert len(linked) == len(OPERATIONS) - 2 - 1  # and erasure, which leaves nothing
+    # Every operation that answers ids or references links on, but health and tools, and
+    # the erasure and the webhook removal, which leave nothing to go on with.
+    assert len(linked) == len(OPERATIONS) - 2 - 2
     assert ("/api/v1/health/", "get") not in linked

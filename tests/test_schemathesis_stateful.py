@@ -14,8 +14,16 @@ import pytest
 from django.db import transaction
 from hypothesis import HealthCheck, Phase, settings
 from schemathesis.specs.openapi import stateful
+from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from tests.schemathesis_support import in_process_app, running, schema, seed, small_limits
+from tests.schemathesis_support import (
+    filter_body,
+    in_process_app,
+    running,
+    schema,
+    seed,
+    small_limits,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -28,7 +36,7 @@ STEPS = 8
 # reaching nothing: the agent's and the supervisor's writes and the reads that follow
 # them by a link, the supervisor's decision on the seeded review item.
 SUCCEEDED = {
-    "advisor": {"events_create", "search", "memory_retrieve", "memory_feedback"},
+    "advisor": {"events_create", "search", "memory_retrieve"},
     "supervisor": {
         "events_create",
         "search",
@@ -39,6 +47,8 @@ SUCCEEDED = {
     },
     "client": {"search", "memories_list"},
 }
+# And one of these: the agent acted on a memory it reached by a link.
+ONE_OF = {"advisor": {"memory_feedback", "memory_forget"}}
 # And what the client's own login (read only) must never have done.
 WRITES = {
     "events_create",
@@ -88,6 +98,20 @@ def _machine(answers: dict[str, set[int]]):
             super().after_call(response, case)
             answers[case.operation.definition.raw["operationId"]].add(response.status_code)
 
+        def validate_response(self, response, case, additional_checks=None, **kwargs):
+            # A body made from a link (an export sent back to the import) with generated
+            # parts may break a rule the operation states in words (evidence pointing to
+            # an event the document lacks): refused as it should be, so not held to "a
+            # valid request is accepted"; every other check still runs.
+            excluded = [] if filter_body(None, case.body) else [positive_data_acceptance]
+            case.validate_response(
+                response,
+                additional_checks=additional_checks,
+                excluded_checks=excluded,
+                transport_kwargs=kwargs or None,
+                recorder=self.recorder,
+            )
+
     return Machine
 
 
@@ -108,5 +132,7 @@ def test_chained_calls_keep_the_schema(seeded, role):
         )
     succeeded = {op for op, statuses in answers.items() if any(200 <= s < 300 for s in statuses)}
     assert SUCCEEDED[role] <= succeeded, dict(answers)
+    if role in ONE_OF:
+        assert ONE_OF[role] & succeeded, dict(answers)
     if role == "client":
         assert succeeded & WRITES == set(), dict(answers)

@@ -46,13 +46,14 @@ class StrictCharField(serializers.CharField):
     """A string, not a number that happens to convert to one. ``schema_pattern`` is what
     the OpenAPI schema states about its text (memories/api/schema.py): never a NUL, and
     for a required, trimmed field more than whitespace (``pattern``, a character class,
-    says what it needs instead)."""
+    says what it needs instead; ``whole_pattern``, a pattern of the whole value that refuses
+    NUL itself, replaces both)."""
 
-    def __init__(self, *, pattern: str | None = None, **kwargs):
+    def __init__(self, *, pattern: str | None = None, whole_pattern: str | None = None, **kwargs):
         super().__init__(**kwargs)
         if pattern is None and not self.allow_blank and self.trim_whitespace:
             pattern = NOT_BLANK
-        self.schema_pattern = whole_value(pattern)
+        self.schema_pattern = whole_pattern or whole_value(pattern)
 
     def to_internal_value(self, data):
         if not isinstance(data, str):

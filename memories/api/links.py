@@ -83,6 +83,14 @@ LINKS: dict[tuple[str, str], dict] = {
             "client_export", "Everything held about the client.", ref="/imported/client"
         ),
     },
+    ("webhooks_list", "200"): {
+        "webhooks_delete": _link(
+            "webhooks_delete", "Remove the first endpoint.", endpoint_id="/results/0/id"
+        ),
+    },
+    ("webhooks_create", "201"): {
+        "webhooks_delete": _link("webhooks_delete", "Remove the endpoint.", endpoint_id="/id"),
+    },
     ("review_decide", "200"): {
         "memory_retrieve": _link(
             "memory_retrieve", "The memory the item was about.", memory_id="/memory"

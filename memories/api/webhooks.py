@@ -7,6 +7,7 @@ import re
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -29,7 +30,7 @@ REFUSED = "Only a supervisor may manage the tenant's webhooks."
 class WebhookInSerializer(StrictSerializer):
     url = StrictCharField(
         max_length=2000,
-        pattern=URL_PATTERN,
+        whole_pattern=URL_PATTERN,
         help_text="The http(s) URL that receives the deliveries (POST, JSON).",
     )
     events = serializers.ListField(
@@ -85,7 +86,7 @@ EXAMPLE = {
 }
 ID_PARAMETER = OpenApiParameter(
     "endpoint_id",
-    type=str,
+    type=OpenApiTypes.UUID,
     location=OpenApiParameter.PATH,
     description="The endpoint's id (a UUID), as the list gives it.",
     examples=[OpenApiExample("an endpoint", value=EXAMPLE["id"])],

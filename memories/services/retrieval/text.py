@@ -73,8 +73,10 @@ def text_ctes(search: Search, where: str, where_params: list) -> list[tuple[str,
             [],
         ),
         (
-            f"text_pool AS MATERIALIZED (SELECT m.id FROM matches m ORDER BY {BM25_OF_M} "  # noqa: S608
-            "DESC, m.id LIMIT %s)",
+            # BM25 of every match in one join (the query's few terms against each match's
+            # lexemes), not one subquery per match: the same scores as BM25_OF_M.
+            f"text_pool AS MATERIALIZED (SELECT s.id FROM ({BM25_OF_MATCHES}) s "  # noqa: S608
+            "ORDER BY s.bm25 DESC, s.id LIMIT %s)",
             [*bm25_params(), max(4 * search.k, 40)],
         ),
     ]
@@ -88,6 +90,15 @@ BM25_OF_M = (
     "FROM (SELECT u.lexeme, (SELECT sum(CASE x WHEN 'D' THEN %s ELSE 1 END) "
     "FROM unnest(u.weights) AS x) AS tf FROM unnest(m.search_vector) AS u) t "
     "JOIN idf i ON i.lexeme = t.lexeme)"
+)
+# BM25_OF_M of each of ``matches``, as rows (id, bm25).
+BM25_OF_MATCHES = (
+    "SELECT m.id, sum(i.w * t.tf * %s / (t.tf + %s * (1 - %s + %s * "
+    "length(m.search_vector) / greatest(1, (SELECT avg_length FROM text_stats))))) AS bm25 "
+    "FROM matches m CROSS JOIN LATERAL unnest(m.search_vector) AS u "
+    "JOIN idf i ON i.lexeme = u.lexeme "
+    "CROSS JOIN LATERAL (SELECT sum(CASE x WHEN 'D' THEN %s ELSE 1 END) AS tf "
+    "FROM unnest(u.weights) AS x) t GROUP BY m.id"
 )
 # The share of the query's term weight the memory ``m`` holds (for the relevance floor):
 # 0 of a query with no weight at all (only words the text search skips, "the", "out").
