@@ -27,7 +27,8 @@ class WsgiBridge:
     def __init__(self, wsgi_app, *, threads: int, max_body: int) -> None:
         self.wsgi_app = wsgi_app
         self.max_body = max_body
-        self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="wsgi")
+        self.threads = threads
+        self.executor: ThreadPoolExecutor | None = None
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "lifespan":
@@ -37,6 +38,8 @@ class WsgiBridge:
             return
         body = await self._body(receive)
         loop = asyncio.get_running_loop()
+        if self.executor is None:  # the first request, or the first after a shutdown
+            self.executor = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="wsgi")
         status, headers, content = await loop.run_in_executor(
             self.executor, self._run, environ(scope, body)
         )
@@ -82,8 +85,11 @@ class WsgiBridge:
         return int(started["status"].split(" ", 1)[0]), headers, b"".join(written)
 
     async def aclose(self) -> None:
-        """Let the requests in flight finish, then stop the threads (at shutdown)."""
-        await asyncio.get_running_loop().run_in_executor(None, self.executor.shutdown)
+        """Let the requests in flight finish, then stop the threads (at shutdown; a
+        request after it starts new ones, as when one app is served again in a test)."""
+        executor, self.executor = self.executor, None
+        if executor is not None:
+            await asyncio.get_running_loop().run_in_executor(None, executor.shutdown)
 
     async def _lifespan(self, receive, send) -> None:
         while True:

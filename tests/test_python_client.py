@@ -3,6 +3,7 @@ and async; retries that honour Retry-After; errors with the API's code, message 
 fields; a batch of 1,200 events sent as three requests."""
 
 import asyncio
+import socket
 from dataclasses import dataclass, field
 
 import httpx
@@ -121,6 +122,22 @@ def test_every_call(server, personas, supervisor_key):
         assert not Client.objects.filter(tenant=personas.tenant, external_ref="emma").exists()
         assert hub.import_client(document)["imported"]["client"] == "emma"
         assert Event.objects.filter(client__external_ref="emma").count() == 2
+
+
+def test_the_probes_say_live_and_ready_and_not_ready_when_nothing_answers(server):
+    with MemoryHub(server.url, "no key is needed") as hub:
+        assert (hub.live(), hub.ready()) == (True, True)
+    with socket.socket() as closed:  # a port nothing listens on
+        closed.bind(("127.0.0.1", 0))
+        nobody = f"http://127.0.0.1:{closed.getsockname()[1]}"
+    with MemoryHub(nobody, "no key is needed") as hub:
+        assert (hub.live(), hub.ready()) == (False, False)
+
+    async def probes():
+        async with AsyncMemoryHub(server.url, "no key is needed") as hub:
+            return await hub.live(), await hub.ready()
+
+    assert asyncio.run(probes()) == (True, True)
 
 
 def test_the_async_client(server, personas, supervisor_key):

@@ -324,7 +324,7 @@ def test_answers_link_to_the_calls_that_take_their_ids(api_client):
         for response in operation["responses"].values()
         if response.get("links")
     }
-    # Every operation that answers ids or references links on, but health and tools, and
-    # the erasure and the webhook removal, which leave nothing to go on with.
-    assert len(linked) == len(OPERATIONS) - 2 - 2
+    # Every operation that answers ids or references links on, but health, its probes and
+    # tools, and the erasure and the webhook removal, which leave nothing to go on with.
+    assert len(linked) == len(OPERATIONS) - 4 - 2
     assert ("/api/v1/health/", "get") not in linked

@@ -43,6 +43,8 @@ ENDPOINTS: dict[str, tuple[str, str, str]] = {
     "add_webhook": ("POST", "/api/v1/webhooks/", "webhooks_create"),
     "delete_webhook": ("DELETE", "/api/v1/webhooks/{endpoint_id}/", "webhooks_delete"),
     "health": ("GET", "/api/v1/health/", "health"),
+    "live": ("GET", "/api/v1/health/live", "health_live"),
+    "ready": ("GET", "/api/v1/health/ready", "health_ready"),
     "tools": ("GET", "/api/v1/tools/", "tools"),
 }
 

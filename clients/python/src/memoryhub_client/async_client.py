@@ -218,5 +218,22 @@ class AsyncMemoryHub:
     async def health(self) -> dict[str, Any]:
         return cast(dict[str, Any], await self._send(c.call("health")))
 
+    async def live(self) -> bool:
+        """Whether the server answers at all (its liveness probe; no key needed)."""
+        return await self._probe("live")
+
+    async def ready(self) -> bool:
+        """Whether the server can serve: its database answers (the readiness probe). Asked
+        once, not retried: a 503 is the answer False."""
+        return await self._probe("ready")
+
+    async def _probe(self, name: str) -> bool:
+        call = c.call(name)
+        try:
+            response = await self._http.request(call.method, self.base_url + call.path)
+        except httpx.TransportError:
+            return False
+        return response.status_code == 200
+
     async def tools(self) -> list[dict[str, Any]]:
         return cast(list[dict[str, Any]], await self._send(c.call("tools", unwrap="tools")))

@@ -208,5 +208,22 @@ class MemoryHub:
     def health(self) -> dict[str, Any]:
         return cast(dict[str, Any], self._send(c.call("health")))
 
+    def live(self) -> bool:
+        """Whether the server answers at all (its liveness probe; no key needed)."""
+        return self._probe("live")
+
+    def ready(self) -> bool:
+        """Whether the server can serve: its database answers (the readiness probe). Asked
+        once, not retried: a 503 is the answer False."""
+        return self._probe("ready")
+
+    def _probe(self, name: str) -> bool:
+        call = c.call(name)
+        try:
+            response = self._http.request(call.method, self.base_url + call.path)
+        except httpx.TransportError:
+            return False
+        return response.status_code == 200
+
     def tools(self) -> list[dict[str, Any]]:
         return cast(list[dict[str, Any]], self._send(c.call("tools", unwrap="tools")))
