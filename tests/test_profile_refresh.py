@@ -1,10 +1,12 @@
 """Profile refreshes are coalesced: many writes about a client queue one refresh, and a
 refresh is done once even when two workers look for stale profiles at the same time."""
 
+import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
 import time_machine
+from django.db import transaction
 
 from memories.models import Client
 from memories.services.jobs.runner import job_run
@@ -111,3 +113,32 @@ def test_two_workers_refresh_each_stale_profile_once(personas, settings):
     assert first + second == len(clients)
     assert sorted(Profile.objects.values_list("version", flat=True)) == [1] * len(clients)
     assert not Client.objects.filter(profile_stale_since__isnull=False).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_queued_refresh_waits_for_a_write_that_holds_its_client(personas):
+    """The write in flight holds the client's row and, finding it already marked stale,
+    queues nothing: the refresh already queued must not skip the client and leave its
+    profile stale, but wait for that write and rebuild with what it stored."""
+    client = personas.client
+    Client.objects.filter(pk=client.pk).update(profile_stale_since=datetime.now(UTC))
+    holding, release = threading.Event(), threading.Event()
+
+    def write_in_flight():
+        with transaction.atomic():
+            list(Client.objects.select_for_update(no_key=True).filter(pk=client.pk))
+            factories.MemoryFactory.create(client=client, content="Prefers letters.")
+            holding.set()
+            release.wait(timeout=60)
+        return "committed"
+
+    def queued_refresh():
+        holding.wait(timeout=60)
+        threading.Timer(0.5, release.set).start()  # the write commits while it waits
+        return profiles_refresh_stale(client_ids=[client.pk])
+
+    assert in_parallel(write_in_flight, queued_refresh) == ["committed", 1]
+    client.refresh_from_db()
+    assert client.profile_stale_since is None
+    profile = Profile.objects.get(client=client)
+    assert "Prefers letters." in [entry["text"] for entry in profile.static + profile.dynamic]

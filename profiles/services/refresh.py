@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.db import transaction
 from django.utils import timezone
 
 from memories.conf import setting
@@ -22,7 +23,8 @@ from profiles.services.profile import profile_refresh
 def profiles_refresh_stale(*, client_ids=None, tenant_id=None) -> int:
     """Rebuild the stale profiles (of ``client_ids``, or all); returns how many. Each batch
     locks its clients (SKIP LOCKED), rebuilds and clears the mark in one transaction: a
-    write that lands meanwhile waits for the lock, then marks the client stale again."""
+    write that lands meanwhile waits for the lock, then marks the client stale again. Of
+    ``client_ids`` (a write's queued refresh), those another write holds are waited for."""
     size = int(setting("JOB_BATCH_SIZE"))
     stale = Client.objects.filter(profile_stale_since__isnull=False)
     if client_ids is not None:
@@ -45,7 +47,18 @@ def profiles_refresh_stale(*, client_ids=None, tenant_id=None) -> int:
             profile_refresh(client=client)
         Client.objects.filter(pk__in=[c.pk for c in batch]).update(profile_stale_since=None)
 
-    return claimed_in_batches(claim, work)
+    done = claimed_in_batches(claim, work)
+    if client_ids is not None:
+        # The refresh a write queued: a client skipped above is held by another write in
+        # flight, which found the mark set and so queued nothing; left alone it would stay
+        # stale until the scheduled job. Wait for that write (it holds the row only until
+        # it commits), then rebuild with what it stored. In id order, as writes lock them.
+        with transaction.atomic():
+            held = list(stale.select_for_update(no_key=True).order_by("pk"))
+            if held:
+                work(held)
+        done += len(held)
+    return done
 
 
 def profiles_refresh_aged(*, tenant_id=None) -> int:
