@@ -39,6 +39,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 import zlib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -182,6 +183,9 @@ class Load:
         self.rng = random.Random(seed)
         self.lock = threading.Lock()
         self.counter = 0
+        # Every server and mix posts the same seeded events: ids of their own, so no
+        # event is a replay (or, with other content, a 409) of another run's.
+        self.prefix = f"load-{uuid.uuid4().hex[:8]}"
 
     def _next_events(self, count: int) -> list[dict]:
         with self.lock:
@@ -190,7 +194,12 @@ class Load:
             client = self.rng.choice(self.clients)
         made = make_events(count, clients=1, seed=self.rng.randrange(10**9))
         return [
-            {**e, "client": client, "session": f"{client}-load", "external_id": f"load-{start}-{i}"}
+            {
+                **e,
+                "client": client,
+                "session": f"{client}-load",
+                "external_id": f"{self.prefix}-{start}-{i}",
+            }
             for i, e in enumerate(made)
         ]
 
