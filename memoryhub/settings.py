@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import sys
 from pathlib import Path
 
 import dj_database_url
@@ -286,6 +287,10 @@ MEMORYHUB_WEBHOOK_ALLOW_PRIVATE = env_bool("MEMORYHUB_WEBHOOK_ALLOW_PRIVATE", no
 MEMORYHUB_METRICS_TOKEN = env("MEMORYHUB_METRICS_TOKEN")
 MEMORYHUB_ACCESS_LOG = env_bool("MEMORYHUB_ACCESS_LOG", True)
 LOG_LEVEL = env("MEMORYHUB_LOG_LEVEL", "INFO")
+# JSON lines for a log collector; lines a person reads when standard error is a terminal
+# (`make run`), unless told.
+LOG_FORMAT = env("MEMORYHUB_LOG_FORMAT", "text" if sys.stderr.isatty() else "json")
+LOG_FORMAT = "json" if LOG_FORMAT == "json" else "text"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -301,7 +306,7 @@ LOGGING = {
         "console": {
             "class": "logging.StreamHandler",
             "filters": ["request_id"],
-            "formatter": "json" if env("MEMORYHUB_LOG_FORMAT", "json") == "json" else "text",
+            "formatter": LOG_FORMAT,
         }
     },
     "root": {"handlers": ["console"], "level": env("MEMORYHUB_LOG_LEVEL", "WARNING")},
