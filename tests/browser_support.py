@@ -2,7 +2,7 @@
 in the test module): one headless Chromium per module driven by Playwright against Django's
 live server (``browser``), a page that fails the test on a script error (``page``), and
 ``ui``: log in and out, and screenshots under DATA_DIR/screenshots/ for a person to look
-at. (The same set-up as tests/test_e2e_browser.py, which keeps its own.)"""
+at (tests/test_e2e_browser.py keeps a page of its own)."""
 
 from __future__ import annotations
 

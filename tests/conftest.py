@@ -18,6 +18,9 @@ from memories.services.tenancy.members import client_assign_advisor
 from tests import factories
 from tests.fakes import FakeProviderServer
 
+# Imported by test modules as well as used as a plugin: its asserts are rewritten either way.
+pytest.register_assert_rewrite("tests.browser_support")
+
 
 @pytest.fixture(autouse=True)
 def _fresh_embedding_chain():

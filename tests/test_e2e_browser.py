@@ -4,77 +4,29 @@ screenshot under DATA_DIR/screenshots/ for a person to look at."""
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from curation.models import ReviewItem
 from memories.models import Memory
 from tests import factories
+from tests.browser_support import login, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-PASSWORD = "pw-for-tests"  # tests.factories.UserFactory's
-SHOTS = Path(settings.DATA_DIR) / "screenshots"
-
-
-@pytest.fixture(scope="module")
-def browser(django_db_setup, django_db_blocker):
-    """One Chromium for this module. Playwright's sync API keeps an event loop running in
-    this thread while it lives, so Django's async-safety check is off for exactly as long
-    (the ORM calls the tests make between browser steps are still synchronous); the test
-    database is set up before the loop starts."""
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing: .ci/run installs Debian's chromium")
-        pytest.skip(f"{CHROMIUM} is missing: apt-get install chromium chromium-driver")
-    from playwright.sync_api import sync_playwright
-
-    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
-        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+# Its browser fixture; ``page`` below is this module's own.
+pytest_plugins = ["tests.browser_support"]
 
 
 @pytest.fixture
 def page(browser, live_server):
+    """A page of its own here: these tests do not fail on a console error (the shared
+    ``page`` of tests/browser_support.py does)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=live_server.url)
     context.set_default_timeout(15_000)
     page = context.new_page()
     yield page
     context.close()
-
-
-def login(page, username: str) -> None:
-    page.goto("/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(re.compile(r"/$"))
-
-
-def shot(page, name: str, *, width: int | None = None) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    if width:
-        page.set_viewport_size({"width": width, "height": 900})
-    page.wait_for_timeout(300)  # htmx settling and CSS transitions end first
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-    if width:
-        page.set_viewport_size({"width": 1280, "height": 900})
 
 
 @pytest.fixture

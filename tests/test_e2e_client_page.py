@@ -10,13 +10,14 @@ import pytest
 
 from memories.models import Client, Event
 from memories.services.write.ingest import EventInput, events_ingest
+from tests import browser_support
 from tests import test_e2e_browser as e2e
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 # The browser tests' fixtures and helpers, shared (pytest finds fixtures by module name).
-browser, emma, page = e2e.browser, e2e.emma, e2e.page
-login, shot = e2e.login, e2e.shot
+browser, emma, page = browser_support.browser, e2e.emma, e2e.page
+login, shot = browser_support.login, browser_support.shot
 
 
 def _errors(page) -> list[str]:

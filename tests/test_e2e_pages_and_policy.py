@@ -10,14 +10,14 @@ import pytest
 
 from curation.models import ReviewItem
 from memories.models import Memory
-from tests import factories
+from tests import browser_support, factories
 from tests import test_e2e_browser as e2e
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 # The browser tests' fixtures and helpers, shared (pytest finds fixtures by module name).
-browser, emma, page = e2e.browser, e2e.emma, e2e.page
-login, shot = e2e.login, e2e.shot
+browser, emma, page = browser_support.browser, e2e.emma, e2e.page
+login, shot = browser_support.login, browser_support.shot
 
 POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "

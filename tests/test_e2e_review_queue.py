@@ -12,14 +12,14 @@ from django.utils import timezone
 from curation.models import ReviewItem
 from memories.models import Memory
 from memories.services.jobs.runner import job_run
-from tests import factories
+from tests import browser_support, factories
 from tests import test_e2e_browser as e2e
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 # The browser tests' fixtures and helpers, shared (pytest finds fixtures by module name).
-browser, page = e2e.browser, e2e.page
-login, shot = e2e.login, e2e.shot
+browser, page = browser_support.browser, e2e.page
+login, shot = browser_support.login, browser_support.shot
 
 
 def _promotion(client, content: str, score: float = 0.7) -> ReviewItem:
