@@ -20,6 +20,17 @@ DYNAMIC_WINDOW = timedelta(days=30)
 LIMIT = 20
 
 
+ENTRY_FIELDS = (
+    "tenant_id",
+    "client_id",
+    "content",
+    "kind",
+    "category",
+    "confidence",
+    "observed_at",
+)
+
+
 def _entry(memory: Memory) -> dict:
     return {
         "memory": str(memory.pk),
@@ -34,7 +45,8 @@ def _entry(memory: Memory) -> dict:
 def profile_build(*, client, now=None) -> tuple[list[dict], list[dict]]:
     """The profile as the client's memory holds it at ``now``: (static, dynamic)."""
     now = now or timezone.now()
-    live = Memory.objects.current(now).filter(client=client)
+    # Only what an entry shows (and the tenant, which opens an encrypted tenant's content).
+    live = Memory.objects.current(now).filter(client=client).only(*ENTRY_FIELDS)
     static = live.filter(
         kind__in=STATIC_KINDS,
         category__in=STATIC_CATEGORIES,
@@ -55,9 +67,15 @@ def profile_build(*, client, now=None) -> tuple[list[dict], list[dict]]:
 def profile_refresh(*, client) -> Profile:
     now = timezone.now()
     static, dynamic = profile_build(client=client, now=now)
-    profile, _ = Profile.objects.select_for_update().get_or_create(
+    profile, created = Profile.objects.select_for_update().get_or_create(
         client=client, defaults={"tenant_id": client.tenant_id}
     )
+    if not created and (profile.static, profile.dynamic) == (static, dynamic):
+        # It says what it said (a restatement, a memory outside the profile): the same
+        # version, only checked again now (the scheduled refresh goes by that time).
+        Profile.objects.filter(pk=profile.pk).update(refreshed_at=now)
+        profile.refreshed_at = now
+        return profile
     profile.static, profile.dynamic = static, dynamic
     profile.version += 1
     profile.refreshed_at = now

@@ -37,7 +37,7 @@ from memories.services.write.outcomes import Outcome, OutcomeWriter, stored_outc
 from memories.services.write.prepare import EventInput, Prepared, add_contexts, prepare_all
 from memories.services.write.records import (
     speaker_words,
-    statement_hash,
+    statement_hasher,
     stored_attribute,
 )
 from memories.services.write.relate import LiveIndex, Neighbours, marriage
@@ -76,7 +76,8 @@ def events_ingest(
     with transaction.atomic():
         clients = _resolve_clients(user, tenant, found)
         _lock_clients(clients.values())
-        hashes = [[statement_hash(tenant, c.content) for c in p.candidates] for p in prepared]
+        hash_of = statement_hasher(tenant)
+        hashes = [[hash_of(c.content) for c in p.candidates] for p in prepared]
         index = LiveIndex.load(
             client_ids=[c.pk for c in clients.values()],
             hashes=[h for row in hashes for h in row],
@@ -167,7 +168,8 @@ def _said_before(tenant: Tenant, clients: dict, prepared: list[Prepared]) -> set
     }
     if not said:
         return set()
-    hashes = {(ids[ref], statement_hash(tenant, text)): (ref, text) for ref, text in said}
+    hash_of = statement_hasher(tenant)
+    hashes = {(ids[ref], hash_of(text)): (ref, text) for ref, text in said}
     stored = Memory.objects.filter(
         client_id__in=set(ids.values()),
         content_hash__in={h for _, h in hashes},

@@ -97,9 +97,12 @@ def add_contexts(tenant: Tenant, prepared: list[Prepared]) -> None:
     """Each event's context: the turn before it in its session, from this batch or, for
     the first of a session, the latest one stored before it (one query for all)."""
     first: dict[tuple[str, str], datetime] = {}
+    seen: set[tuple[str, str]] = set()
     for p in prepared:
-        if p.item.session:
-            first.setdefault((p.item.client, p.item.session), p.observed_at)
+        if p.item.session and (key := (p.item.client, p.item.session)) not in seen:
+            seen.add(key)
+            if p.candidates:  # a context is kept with memories only: none, no query
+                first[key] = p.observed_at
     last = _turns_before(tenant, first)
     for p in prepared:
         if p.item.session:

@@ -6,8 +6,9 @@ extraction themselves.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from django.contrib.postgres.search import SearchVectorField
@@ -129,6 +130,14 @@ def statement_subject(speaker: str, client: Client) -> str:
 def statement_hash(tenant: Tenant, text: str) -> str:
     """The exact-dedup identity of a statement: keyed for an encrypted tenant."""
     return blind.content_hash(tenant, text) if switch.encrypted_now(tenant) else content_hash(text)
+
+
+def statement_hasher(tenant: Tenant) -> Callable[[str], str]:
+    """``statement_hash`` for many statements of one tenant, its encryption asked once (out
+    of a transaction nothing remembers the answer: each call would ask again)."""
+    if switch.encrypted_now(tenant):
+        return functools.partial(blind.content_hash, tenant)
+    return content_hash
 
 
 _ATTRIBUTE_TOKEN = re.compile(r"k[0-9a-f]{20}")

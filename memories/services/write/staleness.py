@@ -48,5 +48,7 @@ def clients_mark_profile_stale(*, client_ids) -> list[str]:
 def _enqueue_refresh(client_ids: list[str]) -> None:
     from django_q.tasks import async_task
 
-    # By dotted name: memories does not import profiles.
-    async_task("profiles.tasks.profiles_refresh", client_ids)
+    # By dotted name: memories does not import profiles. One per write burst, so its
+    # success is not stored (a failure still is): a result row per write would be most of
+    # the worker's work (docs/decisions.md).
+    async_task("profiles.tasks.profiles_refresh", client_ids, save=False)
