@@ -7,7 +7,8 @@ import time_machine
 
 from memories.models import AuditEntry, Memory, MemoryAccess
 from memories.services.jobs.ranking import ranking_refresh
-from memories.services.jobs.tiers import tiers_move
+from memories.services.jobs.runner import JobCounts
+from memories.services.jobs.tiers import hot_memories_promote, tiers_move
 from tests import factories
 from tests.jobs_support import Crash, changed, crash_on_call, in_parallel, run, snapshot
 
@@ -143,3 +144,17 @@ def test_ranking_refresh(personas):
     assert scores[fresh.pk] == round((0.10 + 0 + 0.05 + 0.05 * 0.7 + 0.05 + 0.05 * 0.6) / 0.40, 4)
     assert scores[used.pk] == round((0.10 + 0.05 + 0 + 0.05 * 0.7 + 0.05 + 0.05 * 1.0) / 0.40, 4)
     assert scores[gone.pk] is None
+
+
+def test_a_hot_memory_replaced_before_its_move_is_left_as_it_is(personas):
+    """An ingest can supersede a memory between the job finding it hot and moving it: the
+    job goes on with the others (it failed whole before)."""
+    c = personas.client
+    replaced = _memory(c, "I bank with Barclays.", seen=1, reads=(1, 1, 1, 1, 1))
+    kept = _memory(c, "I sail on weekends.", seen=1, reads=(1, 1, 1, 1, 1))
+    Memory.objects.filter(pk=replaced.pk).update(status="superseded")
+    counts = JobCounts()
+    hot_memories_promote([replaced.pk, kept.pk], counts)
+    assert dict(counts) == {"no_longer_live": 1, "recall_to_core": 1}
+    assert Memory.objects.get(pk=replaced.pk).tier == "recall"
+    assert Memory.objects.get(pk=kept.pk).tier == "core"

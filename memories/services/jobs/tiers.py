@@ -13,6 +13,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from memories.conf import setting
+from memories.errors import Conflict
 from memories.models import AuditEntry, Memory, MemoryAccess, Tier, unexpired
 from memories.services.jobs.accesses import accesses_roll_up
 from memories.services.jobs.claims import claimed_in_batches
@@ -116,19 +117,30 @@ def _promote_hot(movable, now, counts) -> None:
     for pk, client_id, _ in hot:
         by_client.setdefault(client_id, []).append(pk)
     for ids in by_client.values():
-        with transaction.atomic():
-            fresh = Memory.objects.in_bulk(ids)
-            for memory in (fresh[pk] for pk in ids if pk in fresh):
-                if memory.tier == Tier.CORE or memory.tier_pinned:
-                    continue  # moved meanwhile
-                try:
-                    with transaction.atomic():
-                        memory_set_tier(
-                            memory=memory,
-                            tier=Tier.CORE,
-                            actor_label="job:tiers",
-                            reason="read often and recently",
-                        )
-                    counts.add("recall_to_core")
-                except CoreTierFull:
-                    counts.add("core_full")
+        hot_memories_promote(ids, counts)
+
+
+def hot_memories_promote(ids: list, counts) -> None:
+    """Move to core, in order, the memories of one client found hot, as far as its core
+    budget goes; those moved, pinned, replaced or forgotten since they were found (an
+    ingest or a person may act meanwhile) are left as they now are."""
+    with transaction.atomic():
+        fresh = Memory.objects.in_bulk(ids)
+        for memory in (fresh[pk] for pk in ids if pk in fresh):
+            if memory.tier == Tier.CORE or memory.tier_pinned:
+                continue  # moved meanwhile
+            try:
+                with transaction.atomic():
+                    memory_set_tier(
+                        memory=memory,
+                        tier=Tier.CORE,
+                        actor_label="job:tiers",
+                        reason="read often and recently",
+                    )
+                counts.add("recall_to_core")
+            except CoreTierFull:
+                counts.add("core_full")
+            except Conflict as exc:
+                if exc.code != "not_live":
+                    raise
+                counts.add("no_longer_live")
