@@ -136,6 +136,13 @@ _db_options = DATABASES["default"].setdefault("OPTIONS", {})
 _db_options["options"] = " ".join(
     filter(None, [_db_options.get("options", ""), "-c hnsw.iterative_scan=relaxed_order"])
 )
+# The read path's statements (memories.db.bound_cursor: parameters bound by the server)
+# are prepared once a connection has run one five times: a search then skips planning its
+# CTEs, about a fifth of its time (docs/decisions.md). Statements whose parameters Django
+# splices into the text are never prepared. 0 turns it off, for a pooler in transaction
+# mode that cannot keep a session's prepared statements (PgBouncer before 1.21).
+_prepare_threshold = int(env("MEMORYHUB_DB_PREPARE_THRESHOLD", "5"))
+_db_options.setdefault("prepare_threshold", _prepare_threshold or None)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
