@@ -117,6 +117,13 @@ def test_a_statement_is_kept_with_whom_it_is_about_and_when_it_happened(
         "Yeah, I love it!",
         "That's so cool, Caroline!",
         "Ok, sounds like a plan.",
+        "Perfect, thank you.",
+        "Ok, perfect, thanks.",
+        "Excellent, understood.",
+        "Va bene, perfetto, grazie.",
+        "Benissimo, capito.",
+        "Vale, estupendo, gracias.",
+        "Excelente, entendido.",
     ],
 )
 def test_small_talk_yields_nothing(post_event, content):

@@ -183,6 +183,11 @@ REACTION_WORDS = _word_set(
     genial increible bueno buena buenisimo perfecto claro cierto exacto verdad seguro
     entiendo imagino creo pienso espero siento cosas mucho nada algo felicidades
     enhorabuena vaya guau bien
+    perfect excellent splendid terrific marvellous marvelous fabulous superb neat alright
+    understood noted interesting
+    eccellente splendido splendida benissimo bene va magnifico magnifica meraviglioso
+    interessante capito
+    excelente estupendo estupenda magnifico maravilloso fenomenal interesante entendido vale
     """
 )
 # Liking and disliking: telling with an object ("I love hiking"), a reaction without one.
