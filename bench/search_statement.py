@@ -29,6 +29,7 @@ from django.utils import timezone  # noqa: E402
 from memories.db import bound_cursor  # noqa: E402
 from memories.models import Client, Memory, vector_literal  # noqa: E402
 from memories.services import retrieval  # noqa: E402
+from memories.services.retrieval.answers import expected_answer  # noqa: E402
 from memories.services.retrieval.statement import Search, candidates_statement  # noqa: E402
 
 
@@ -104,6 +105,7 @@ def _search(client, query: str) -> Search:
         vector=vector,
         words=retrieval._query_words(client.tenant, query),
         speakers=(),
+        expected=expected_answer(query),
         text_config=client.tenant.language,
         filters=retrieval.NO_FILTERS,
         weights=retrieval.ranking_weights(),

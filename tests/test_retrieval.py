@@ -11,7 +11,9 @@ from django.utils import timezone
 
 from memories.models import Memory, MemoryAccess, vector_literal
 from memories.services.embedding.reembed import memories_reembed
+from memories.services.extraction.time_expressions import Happened
 from memories.services.retrieval import Filters, memories_search, ranking_weights
+from memories.services.retrieval.answers import Expected, expected_answer
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -59,6 +61,7 @@ def test_every_hit_explains_its_score(personas, remember):
         "importance",
         "canonicity",
         "speaker",
+        "answer",
         "redundancy",
     }
     assert hit.scores["semantic"] > 0.5
@@ -321,3 +324,40 @@ def test_an_hnsw_scan_that_gives_up_early_is_searched_again(personas):
     assert "Index Scan using memoryembedding_hnsw" in _explain(*quick)
     assert {m.pk for m in memories[20:30]} <= {h.memory.pk for h in hits}
     assert _searches_run(ctx) == 2
+
+
+@pytest.mark.parametrize(
+    ("query", "tags", "when"),
+    [
+        ("Who handles her taxes?", ("person",), False),
+        ("With whom does she live?", ("person",), False),
+        ("Chi è il suo commercialista?", ("person",), False),
+        ("¿Quién le lleva los impuestos?", ("person",), False),
+        ("How much has he saved?", ("amount",), False),
+        ("Quanto ha risparmiato?", ("amount",), False),
+        ("¿Cuánto tiene ahorrado?", ("amount",), False),
+        ("When did Maria donate her car?", ("date",), True),
+        ("Quando si è trasferito a Lugano?", ("date",), True),
+        ("¿En qué mes no puede viajar?", ("date",), True),
+        ("How much time does she spend sailing?", (), False),
+        ("¿Cuánto tiempo lleva en Madrid?", (), False),
+        ("Where does she live?", (), False),
+        ("What does she prefer for meetings?", (), False),
+    ],
+)
+def test_what_kind_of_answer_a_question_asks_for(query, tags, when):
+    assert expected_answer(query) == Expected(tags=tags, when=when)
+
+
+def test_a_memory_that_can_answer_the_question_scores_for_it(personas, remember):
+    named = remember("Montse Vidal does my tax return now.", tags=["person"])
+    dated = remember("We sold the flat in Leeds.", occurred=Happened(timezone.now().date(), "day"))
+    plain = remember("My tax return is done every spring.")
+
+    def answer_scores(query):
+        hits = memories_search(client=personas.client, query=query, k=10, record_access=False)
+        return {h.memory.pk: h.scores["answer"] for h in hits}
+
+    assert answer_scores("Who does her tax return?") == {named.pk: 1, dated.pk: 0, plain.pk: 0}
+    assert answer_scores("When did they sell the flat?") == {named.pk: 0, dated.pk: 1, plain.pk: 0}
+    assert set(answer_scores("What about her tax return?").values()) == {0}

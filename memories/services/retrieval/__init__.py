@@ -9,7 +9,9 @@ union, a few times ``k``, is then scored with configurable weights:
 
 components: semantic (cosine), text (ts_rank_cd, normalised), recency (half-life 14 days
 from the last time the client said it), usage (log-normalised over the candidates),
-confidence, importance, canonicity (promoted > active > candidate). Redundancy
+confidence, importance, canonicity (promoted > active > candidate), speaker (the query
+names who said it), answer (it holds the kind of answer the question asks for: a person,
+a day, an amount; ``answers.py``). Redundancy
 penalises a candidate by its similarity to those already chosen (greedy, like MMR), so
 near-duplicates are not returned twice.
 
@@ -34,6 +36,7 @@ from memories.db import bound_cursor
 from memories.models import Memory
 from memories.selectors.memory import EVIDENCE_SQL, evidence_grouped
 from memories.services.embedding import providers as embeddings
+from memories.services.retrieval.answers import expected_answer
 from memories.services.retrieval.statement import (
     COMPONENTS,
     REDUNDANCY_FLOOR,
@@ -61,6 +64,7 @@ DEFAULT_WEIGHTS = {
     "usage": 0.05,
     "canonicity": 0.05,
     "speaker": 0.10,
+    "answer": 0.05,
     "redundancy": 0.10,
 }
 # The two weightings the seed documents propose, kept for the evaluation to compare.
@@ -120,6 +124,7 @@ def memories_search(
         vector=vector,
         words=_query_words(client.tenant, query),
         speakers=speakers,
+        expected=expected_answer(unnamed),
         text_config=None if client.tenant.encrypted else client.tenant.language,
         filters=filters,
         weights=weights,

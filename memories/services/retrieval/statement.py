@@ -20,6 +20,7 @@ from memories.models import (
     unexpired_sql,
     vector_literal,
 )
+from memories.services.retrieval.answers import Expected
 from memories.services.retrieval.text import (
     BM25_OF_M,
     COVERAGE_OF_M,
@@ -37,6 +38,7 @@ COMPONENTS = (
     "importance",
     "canonicity",
     "speaker",
+    "answer",
 )
 CANONICITY = {Status.PROMOTED: 1.0, Status.ACTIVE: 0.6, Status.CANDIDATE: 0.5}
 
@@ -117,6 +119,7 @@ class Search:
     vector: object  # the query's vector in ``space``
     words: str  # the query's words, space-separated ('' for none)
     speakers: tuple[str, ...]  # the people the query names, lower case
+    expected: Expected  # what kind of answer the query asks for (retrieval.answers)
     text_config: str | None  # the tenant's regconfig; None: ``words`` are blind tokens
     filters: Filters
     weights: dict
@@ -241,7 +244,7 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
         text, text_params, coverage = "0::float8", [], "0::float8"
     params += text_params
     params += [search.now, float(setting("RECENCY_HALF_LIFE_DAYS"))]
-    params += [list(search.speakers)]
+    params += [list(search.speakers), list(search.expected.tags), search.expected.when]
     join, vector_column = "", "NULL::vector"
     if space is not None:
         join = "LEFT JOIN memories_memoryembedding e ON e.memory_id = m.id AND e.space_id = %s"
@@ -260,7 +263,9 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
         "coalesce(ln(1 + m.usage_count) / nullif(ln(1 + max(m.usage_count) OVER ()), 0), 0) "
         "AS c_usage, m.confidence::float8 AS c_confidence, m.importance::float8 AS c_importance, "
         f"{canonicity_sql('m.status')} AS c_canonicity, "
-        "(m.speaker <> '' AND lower(m.speaker) = ANY(%s::text[]))::int::float8 AS c_speaker "
+        "(m.speaker <> '' AND lower(m.speaker) = ANY(%s::text[]))::int::float8 AS c_speaker, "
+        "(m.tags && %s::varchar[] OR (%s AND m.occurred_on IS NOT NULL))::int::float8 "
+        "AS c_answer "
         f"FROM pool JOIN memories_memory m ON m.id = pool.id {join}), "
         f"scored AS (SELECT *, {text_scaled() if search.words else '0::float8'} AS c_text "
         "FROM raw), "
