@@ -36,6 +36,10 @@ def setup_django() -> None:
     from django.core.management import call_command
 
     call_command("migrate", interactive=False, verbosity=0)
+    # As the production server's processes do once the app is loaded (memoryhub.asgi).
+    from memoryhub.serving import heap_settled
+
+    heap_settled()
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -12,7 +12,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings")
 from django.conf import settings
 from django.core.wsgi import get_wsgi_application
 
-from memoryhub.serving import DEFAULT_THREADS, THREADS_ENV
+from memoryhub.serving import DEFAULT_THREADS, THREADS_ENV, heap_settled
 from memoryhub.wsgi_bridge import WsgiBridge
 
 django_application = get_wsgi_application()
@@ -25,3 +25,4 @@ bridge = WsgiBridge(
     max_body=settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
 )
 application = with_mcp(bridge)
+heap_settled()

@@ -496,3 +496,18 @@ def test_the_web_server_and_the_worker_stop_when_serve_is_killed():
     while _alive(child) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _alive(child)
+
+
+def test_a_loaded_app_settles_its_heap_out_of_the_collector_s_way():
+    """Every view module is imported, then what is alive is frozen: a full collection no
+    longer walks the loaded app (a pause of ~90 ms every few hundred requests)."""
+    import gc
+
+    from memoryhub.serving import heap_settled
+
+    gc.unfreeze()
+    try:
+        heap_settled()
+        assert gc.get_freeze_count() > 10_000
+    finally:
+        gc.unfreeze()
