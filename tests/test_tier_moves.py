@@ -158,3 +158,47 @@ def test_a_hot_memory_replaced_before_its_move_is_left_as_it_is(personas):
     assert dict(counts) == {"no_longer_live": 1, "recall_to_core": 1}
     assert Memory.objects.get(pk=replaced.pk).tier == "recall"
     assert Memory.objects.get(pk=kept.pk).tier == "core"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_tier_move_does_not_wait_for_a_read_being_logged(personas):
+    """A search logs its reads: the access row's foreign key check holds its memory FOR KEY
+    SHARE until its transaction ends. A tier move locks the client's core memories only
+    against other moves (NO KEY UPDATE), so it goes on: with FOR UPDATE it waited, and a
+    search waiting in turn for the job's update of another memory made a deadlock."""
+    import threading
+
+    from django.db import connection, transaction
+
+    from memories.services.write.lifecycle import memory_set_tier
+
+    c = personas.client
+    core = factories.MemoryFactory.create(client=c, content="Core fact.", tier="core")
+    other = factories.MemoryFactory.create(client=c, content="Other fact.")
+    logged, done = threading.Event(), threading.Event()
+
+    def reader() -> None:
+        try:
+            with transaction.atomic():
+                # What the access row's foreign key check takes on its memory.
+                with connection.cursor() as cursor:
+                    cursor.execute(
+                        "SELECT 1 FROM memories_memory WHERE id = %s FOR KEY SHARE", [core.pk]
+                    )
+                logged.set()
+                done.wait(30)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    try:
+        assert logged.wait(30)
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL lock_timeout = '3s'")
+            memory_set_tier(memory=other, tier="archival", actor_label="test")
+    finally:
+        done.set()
+        thread.join(30)
+    assert Memory.objects.get(pk=other.pk).tier == "archival"

@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 from datetime import timedelta
 
-from django.db import transaction
 from django.db.models import Count
 from django.db.models.functions import Greatest
 from django.utils import timezone
@@ -123,24 +122,27 @@ def _promote_hot(movable, now, counts) -> None:
 def hot_memories_promote(ids: list, counts) -> None:
     """Move to core, in order, the memories of one client found hot, as far as its core
     budget goes; those moved, pinned, replaced or forgotten since they were found (an
-    ingest or a person may act meanwhile) are left as they now are."""
-    with transaction.atomic():
-        fresh = Memory.objects.in_bulk(ids)
-        for memory in (fresh[pk] for pk in ids if pk in fresh):
-            if memory.tier == Tier.CORE or memory.tier_pinned:
-                continue  # moved meanwhile
-            try:
-                with transaction.atomic():
-                    memory_set_tier(
-                        memory=memory,
-                        tier=Tier.CORE,
-                        actor_label="job:tiers",
-                        reason="read often and recently",
-                    )
-                counts.add("recall_to_core")
-            except CoreTierFull:
-                counts.add("core_full")
-            except Conflict as exc:
-                if exc.code != "not_live":
-                    raise
-                counts.add("no_longer_live")
+    ingest or a person may act meanwhile) are left as they now are.
+
+    Each move is a transaction of its own: one for them all would hold the client's row
+    (the profile's stale mark) from the first move on while the next waits for a memory an
+    ingest holds, and that ingest waits for the client's row (a deadlock under load)."""
+    fresh = Memory.objects.in_bulk(ids)
+    for memory in (fresh[pk] for pk in ids if pk in fresh):
+        memory.refresh_from_db()  # as it is now, not as the batch found it
+        if memory.tier == Tier.CORE or memory.tier_pinned:
+            continue  # moved meanwhile
+        try:
+            memory_set_tier(
+                memory=memory,
+                tier=Tier.CORE,
+                actor_label="job:tiers",
+                reason="read often and recently",
+            )
+            counts.add("recall_to_core")
+        except CoreTierFull:
+            counts.add("core_full")
+        except Conflict as exc:
+            if exc.code != "not_live":
+                raise
+            counts.add("no_longer_live")

@@ -104,8 +104,12 @@ def memory_set_tier(
             "it has no tier to set. Set the tier of the memory that replaced it.",
             code="not_live",
         )
-    # Lock the client's core tier against a concurrent move that would also fit alone.
-    Memory.objects.select_for_update().filter(client_id=memory.client_id, tier=Tier.CORE).exists()
+    # Lock the client's core tier against a concurrent move that would also fit alone. NO
+    # KEY UPDATE: moves queue behind each other, not behind the reads being logged (an
+    # access row holds its memory FOR KEY SHARE), which deadlocked a search with the job.
+    Memory.objects.select_for_update(no_key=True).filter(
+        client_id=memory.client_id, tier=Tier.CORE
+    ).exists()
     if tier == Tier.CORE and memory.tier != Tier.CORE:
         ensure_core_room(memory.client_id, memory.content, excluding=memory.pk)
     previous = memory.tier
