@@ -9,7 +9,11 @@ never updated: a change is a new memory that updates (supersedes) the old one.
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import logging
+import threading
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 from django.db import connection, transaction
@@ -22,12 +26,14 @@ from memories.errors import IdempotencyConflict
 from memories.models import (
     LIVE_STATUSES,
     Client,
+    EmbeddingSpace,
     Event,
     Kind,
     Memory,
     Session,
     Tenant,
 )
+from memories.services.embedding import local_model
 from memories.services.embedding import providers as embeddings
 from memories.services.extraction import heuristic as extraction
 from memories.services.extraction.normalise import spot_entities
@@ -42,6 +48,7 @@ from memories.services.write.records import (
 )
 from memories.services.write.relate import LiveIndex, Neighbours, marriage
 from memories.services.write.staleness import clients_mark_profile_stale
+from memoryhub import serving
 from memoryhub.observability import metrics
 
 logger = logging.getLogger(__name__)
@@ -64,15 +71,23 @@ def events_ingest(
     prepared = prepare_all(items, now)
     add_contexts(tenant, prepared)
     # A tenant with vector search off stores no vectors at all (README: encrypted tenants).
-    embedded = None
+    pending = None
     if tenant.vector_search_enabled:
-        embedded = _embed(prepared, known=_said_before(tenant, found, prepared))
+        pending = _embedding_started(prepared, known=_said_before(tenant, found, prepared))
+    try:
+        return _decide_and_store(user, tenant, found, prepared, pending, actor_label)
+    except _SpaceMissing as missing:
+        # On first use the space and its index are created in a transaction of their own:
+        # the CREATE INDEX locks the vectors' table (SHARE) until commit, and two ingests
+        # holding it while they insert vectors deadlock. Then the call is decided again,
+        # with the vectors it already has.
+        embeddings.space_for(missing.embedded)
+        return _decide_and_store(user, tenant, found, prepared, pending, actor_label)
 
-    # On first use the space and its index are created in a transaction of their own: the
-    # CREATE INDEX locks the vectors' table (SHARE) until commit, and two ingests holding it
-    # while they insert vectors deadlock.
-    space = embeddings.space_for(embedded) if embedded else None
 
+def _decide_and_store(
+    user, tenant: Tenant, found, prepared: list[Prepared], pending: _Embedding | None, actor_label
+) -> list[IngestResult]:
     with transaction.atomic():
         clients = _resolve_clients(user, tenant, found)
         _lock_clients(clients.values())
@@ -90,6 +105,10 @@ def events_ingest(
                 for c in p.candidates
             ),
         )
+        stored = _store_events(prepared, clients, user)
+        _note_speakers(prepared, clients)
+        # Needed from here on: a small call's vectors were computed meanwhile.
+        space = pending.space(prepared) if pending else None
         keys = _neighbour_keys(prepared, clients, hashes, index)
         run = OutcomeWriter(
             user=user,
@@ -105,8 +124,6 @@ def events_ingest(
             ),
             index=index,
         )
-        stored = _store_events(prepared, clients, user)
-        _note_speakers(prepared, clients)
         results = []
         for i, (p, (event, created)) in enumerate(zip(prepared, stored, strict=True)):
             if not created:
@@ -168,7 +185,7 @@ def _said_before(tenant: Tenant, clients: dict, prepared: list[Prepared]) -> set
     }
     if not said:
         return set()
-    hash_of = statement_hasher(tenant)
+    hash_of = statement_hasher(tenant, as_loaded=True)
     hashes = {(ids[ref], hash_of(text)): (ref, text) for ref, text in said}
     stored = Memory.objects.filter(
         client_id__in=set(ids.values()),
@@ -178,7 +195,78 @@ def _said_before(tenant: Tenant, clients: dict, prepared: list[Prepared]) -> set
     return {hashes[key] for key in stored if key in hashes}
 
 
-def _embed(prepared: list[Prepared], *, known: set[tuple]):
+# A call with at most this many statements to embed has them embedded on a thread of its
+# own while its transaction reads and writes what needs no vector (the memories it can
+# collide with, its events), when the local model computes on fewer threads than there are
+# cores (as it does under ``serve``: one per request): a single event's embedding, ~15 ms on
+# one thread, then costs ~5 ms of wall time (docs/decisions.md). On all the cores it would
+# only compete with the transaction's own work. A bigger call embeds first, out of the
+# transaction, and so does a call to a remote provider: seconds of embedding, or of a
+# provider that hangs, would hold the clients' locks.
+EMBEDDED_ALONGSIDE = 8
+
+
+def _alongside(chain: embeddings.EmbeddingChain, texts: list[str]) -> bool:
+    if len(texts) > EMBEDDED_ALONGSIDE or not chain.providers:
+        return False
+    if not isinstance(chain.providers[0], embeddings.LocalProvider):
+        return False
+    return local_model.get_local_embedder().threads < _cores()
+
+
+@functools.cache
+def _cores() -> int:
+    return serving.cores()
+
+
+class _SpaceMissing(Exception):
+    def __init__(self, embedded: embeddings.Embedded):
+        super().__init__(embedded.provider, embedded.model)
+        self.embedded = embedded
+
+
+class _Embedding:
+    """The vectors of a call's statements, being computed (or computed)."""
+
+    def __init__(self, texts: list[str], needed):
+        self.texts, self.needed = texts, needed
+        self.future: Future[embeddings.Embedded] = Future()
+        chain = embeddings.get_chain()
+        if not _alongside(chain, texts):
+            self._run(chain)
+        else:
+            # The request's context (its id, for the logs) goes with it; the thread never
+            # touches the database.
+            context = contextvars.copy_context()
+            threading.Thread(
+                target=context.run, args=(self._run, chain), name="memoryhub-embed", daemon=True
+            ).start()
+
+    def _run(self, chain: embeddings.EmbeddingChain) -> None:
+        try:
+            self.future.set_result(chain.embed(self.texts))
+        except BaseException as exc:  # raised where the vectors are asked for
+            self.future.set_exception(exc)
+
+    def space(self, prepared: list[Prepared]) -> EmbeddingSpace | None:
+        """Once computed: each statement's vector set on ``prepared``, and their space
+        (None when no provider answered: the memories are kept without vectors)."""
+        try:
+            embedded = self.future.result()
+        except embeddings.EmbeddingError as exc:
+            # Kept without a vector: exact and attribute dedup still apply, a job embeds later.
+            logger.warning("storing %d memories without embeddings: %s", len(self.texts), exc)
+            return None
+        space = embeddings.known_space(embedded.provider, embedded.model)
+        if space is None:
+            raise _SpaceMissing(embedded)
+        vector_of = dict(zip(self.texts, embedded.vectors, strict=True))
+        for p in prepared:
+            p.vectors = [vector_of[c.content] if self.needed(p, c) else None for c in p.candidates]
+        return space
+
+
+def _embedding_started(prepared: list[Prepared], *, known: set[tuple]) -> _Embedding | None:
     """Vectors for the statements that need one: each distinct text once, none for a typed
     statement a memory already says word for word (``known``: it is restated; an episode
     said again on another day is another episode, and gets its vector)."""
@@ -187,18 +275,7 @@ def _embed(prepared: list[Prepared], *, known: set[tuple]):
         return c.kind == Kind.EPISODIC or (p.item.client, c.content) not in known
 
     texts = list(dict.fromkeys(c.content for p in prepared for c in p.candidates if needed(p, c)))
-    if not texts:
-        return None
-    try:
-        embedded = embeddings.get_chain().embed(texts)
-    except embeddings.EmbeddingError as exc:
-        # Kept without a vector: exact and attribute dedup still apply, a job embeds later.
-        logger.warning("storing %d memories without embeddings: %s", len(texts), exc)
-        return None
-    vector_of = dict(zip(texts, embedded.vectors, strict=True))
-    for p in prepared:
-        p.vectors = [vector_of[c.content] if needed(p, c) else None for c in p.candidates]
-    return embedded
+    return _Embedding(texts, needed) if texts else None
 
 
 def _resolve_clients(user, tenant: Tenant, found: dict[str, Client | None]) -> dict[str, Client]:

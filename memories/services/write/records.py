@@ -132,10 +132,13 @@ def statement_hash(tenant: Tenant, text: str) -> str:
     return blind.content_hash(tenant, text) if switch.encrypted_now(tenant) else content_hash(text)
 
 
-def statement_hasher(tenant: Tenant) -> Callable[[str], str]:
+def statement_hasher(tenant: Tenant, *, as_loaded: bool = False) -> Callable[[str], str]:
     """``statement_hash`` for many statements of one tenant, its encryption asked once (out
-    of a transaction nothing remembers the answer: each call would ask again)."""
-    if switch.encrypted_now(tenant):
+    of a transaction nothing remembers the answer: each call would ask again).
+
+    ``as_loaded``: by the instance's ``encrypted``, without asking the database, for a hint
+    that is checked again under the lock (a switch to encryption in between only misses)."""
+    if tenant.encrypted if as_loaded else switch.encrypted_now(tenant):
         return functools.partial(blind.content_hash, tenant)
     return content_hash
 
