@@ -15,7 +15,7 @@ from memoryhub import serving
 from memoryhub.observability.request_ids import HEADER
 
 pytestmark = [
-    pytest.mark.django_db(transaction=True),
+    pytest.mark.django_db,
     pytest.mark.skipif(serving.cores() < 2, reason="needs a core the embedder leaves free"),
 ]
 
@@ -42,57 +42,37 @@ def embedder_on(monkeypatch):
     return install
 
 
-def _post(api_client, key, path, body, **headers):
-    api_client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
-    return api_client.post(path, body, format="json", **headers)
-
-
-def _vectors(response) -> int:
-    ids = [m["id"] for m in response.json()["memories"]]
+def _vectors(answer: dict) -> int:
+    ids = [m["id"] for m in answer["memories"]]
     return MemoryEmbedding.objects.filter(memory_id__in=ids).count()
 
 
 def test_a_single_event_is_embedded_beside_its_transaction_and_found(
-    api_client, agent_key, embedder_on
+    api_client, agent_key, embedder_on, post_event
 ):
     embedder = embedder_on(threads=1)
     # The space does not exist yet: the call is decided again once it is created.
     assert not EmbeddingSpace.objects.exists()
-    response = _post(
-        api_client,
-        agent_key,
-        "/api/v1/events/",
-        {"client": "emma", "content": "My daughter Sofia starts university in Bologna."},
-    )
-    assert response.status_code == 201, response.content
-    assert [m["action"] for m in response.json()["memories"]] == ["added"]
-    assert _vectors(response) == 1
+    answer = post_event("My daughter Sofia starts university in Bologna.")
+    assert [m["action"] for m in answer["memories"]] == ["added"]
+    assert _vectors(answer) == 1
     assert embedder.threads_seen == ["memoryhub-embed"]
 
-    again = _post(
-        api_client,
-        agent_key,
-        "/api/v1/events/",
-        {"client": "emma", "content": "Next week I fly to Lisbon for a conference."},
-    )
-    assert again.status_code == 201 and _vectors(again) == 1
+    assert _vectors(post_event("Next week I fly to Lisbon for a conference.")) == 1
     assert embedder.threads_seen == ["memoryhub-embed"] * 2
-    found = _post(
-        api_client,
-        agent_key,
+    found = api_client.post(
         "/api/v1/search/",
         {"client": "emma", "query": "Which city is her child studying in?"},
+        format="json",
+        HTTP_AUTHORIZATION=f"Bearer {agent_key}",
     )
     assert found.status_code == 200
     assert "Bologna" in found.json()["results"][0]["content"]
 
 
-def test_on_all_the_cores_the_request_embeds_itself(api_client, agent_key, embedder_on):
+def test_on_all_the_cores_the_request_embeds_itself(embedder_on, post_event):
     embedder = embedder_on(threads=serving.cores())
-    response = _post(
-        api_client, agent_key, "/api/v1/events/", {"client": "emma", "content": "I live in Leeds."}
-    )
-    assert response.status_code == 201 and _vectors(response) == 1
+    assert _vectors(post_event("I live in Leeds.")) == 1
     assert embedder.threads_seen == [threading.current_thread().name]
 
 
@@ -103,7 +83,12 @@ def test_a_big_batch_embeds_before_its_transaction(api_client, agent_key, embedd
         {"client": "emma", "content": f"My brother number {i} lives in {city}."}
         for i, city in enumerate(cities)
     ]
-    response = _post(api_client, agent_key, "/api/v1/events/batch/", {"events": events})
+    response = api_client.post(
+        "/api/v1/events/batch/",
+        {"events": events},
+        format="json",
+        HTTP_AUTHORIZATION=f"Bearer {agent_key}",
+    )
     assert response.status_code == 201, response.content
     assert embedder.threads_seen == [threading.current_thread().name]
 
@@ -113,17 +98,17 @@ def test_a_model_that_fails_beside_the_transaction_keeps_the_memory_without_a_ve
 ):
     embedder = embedder_on(threads=1, model_dir=tmp_path)  # no model there
     with caplog.at_level(logging.WARNING, logger="memories.services.write.ingest"):
-        response = _post(
-            api_client,
-            agent_key,
+        response = api_client.post(
             "/api/v1/events/",
             {"client": "emma", "content": "I prefer to be contacted by email."},
+            format="json",
+            HTTP_AUTHORIZATION=f"Bearer {agent_key}",
             HTTP_X_REQUEST_ID="req-embed-beside",
         )
     assert response.status_code == 201, response.content
     assert response[HEADER] == "req-embed-beside"
     assert [m["action"] for m in response.json()["memories"]] == ["added"]
-    assert _vectors(response) == 0
+    assert _vectors(response.json()) == 0
     assert embedder.threads_seen == ["memoryhub-embed"]
     (warning,) = [r for r in caplog.records if "without embeddings" in r.getMessage()]
     assert warning.request_id == "req-embed-beside"
