@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from memories.models import EmbeddingSpace, MemoryEmbedding
+from memories.models import EmbeddingSpace, Memory, MemoryEmbedding
 from memories.services.embedding import local_model
 from memoryhub import serving
 from memoryhub.observability.request_ids import HEADER
@@ -51,7 +51,7 @@ def test_a_single_event_is_embedded_beside_its_transaction_and_found(
     api_client, agent_key, embedder_on, post_event
 ):
     embedder = embedder_on(threads=1)
-    # The space does not exist yet: the call is decided again once it is created.
+    # The space does not exist yet: it is created before the call's transaction.
     assert not EmbeddingSpace.objects.exists()
     answer = post_event("My daughter Sofia starts university in Bologna.")
     assert [m["action"] for m in answer["memories"]] == ["added"]
@@ -112,3 +112,19 @@ def test_a_model_that_fails_beside_the_transaction_keeps_the_memory_without_a_ve
     assert embedder.threads_seen == ["memoryhub-embed"]
     (warning,) = [r for r in caplog.records if "without embeddings" in r.getMessage()]
     assert warning.request_id == "req-embed-beside"
+
+
+def test_a_provider_after_the_local_one_gets_its_space_for_the_next_call(
+    settings, fake_provider, embedder_on, tmp_path, post_event
+):
+    settings.MEMORYHUB_EMBEDDING_PROVIDERS = ["local", "voyage"]
+    settings.VOYAGE_API_KEY = "test-key"
+    settings.VOYAGE_BASE_URL = fake_provider.base_url
+    embedder_on(threads=1, model_dir=tmp_path)  # the local model fails: Voyage answers
+    first = post_event("I prefer to be contacted by email.")
+    assert _vectors(first) == 0
+    assert Memory.objects.get(pk=first["memories"][0]["id"]).needs_embedding
+    assert EmbeddingSpace.objects.filter(provider="voyage").exists()  # made after commit
+
+    second = post_event("My daughter Sofia starts university in Bologna.")
+    assert _vectors(second) == 1

@@ -74,15 +74,7 @@ def events_ingest(
     pending = None
     if tenant.vector_search_enabled:
         pending = _embedding_started(prepared, known=_said_before(tenant, found, prepared))
-    try:
-        return _decide_and_store(user, tenant, found, prepared, pending, actor_label)
-    except _SpaceMissing as missing:
-        # On first use the space and its index are created in a transaction of their own:
-        # the CREATE INDEX locks the vectors' table (SHARE) until commit, and two ingests
-        # holding it while they insert vectors deadlock. Then the call is decided again,
-        # with the vectors it already has.
-        embeddings.space_for(missing.embedded)
-        return _decide_and_store(user, tenant, found, prepared, pending, actor_label)
+    return _decide_and_store(user, tenant, found, prepared, pending, actor_label)
 
 
 def _decide_and_store(
@@ -219,12 +211,6 @@ def _cores() -> int:
     return serving.cores()
 
 
-class _SpaceMissing(Exception):
-    def __init__(self, embedded: embeddings.Embedded):
-        super().__init__(embedded.provider, embedded.model)
-        self.embedded = embedded
-
-
 class _Embedding:
     """The vectors of a call's statements, being computed (or computed)."""
 
@@ -234,7 +220,16 @@ class _Embedding:
         chain = embeddings.get_chain()
         if not _alongside(chain, texts):
             self._run(chain)
+            if self.future.exception() is None:  # its space, created out of the transaction
+                embeddings.space_for(self.future.result())
         else:
+            # On first use a space and its index are created in a transaction of their own,
+            # before the call's: the CREATE INDEX locks the vectors' table (SHARE) until
+            # commit, and two ingests holding it while they insert vectors deadlock.
+            local = chain.providers[0]
+            embeddings.space_for(
+                embeddings.Embedded(local.name, local.model, local.dimension, vectors=[])
+            )
             # The request's context (its id, for the logs) goes with it; the thread never
             # touches the database.
             context = contextvars.copy_context()
@@ -259,7 +254,11 @@ class _Embedding:
             return None
         space = embeddings.known_space(embedded.provider, embedded.model)
         if space is None:
-            raise _SpaceMissing(embedded)
+            # A provider after the local one answered, for the first time in this database:
+            # the memories wait for the reembed job, and the next call finds its space.
+            logger.warning("storing %d memories without embeddings: a new space", len(self.texts))
+            transaction.on_commit(lambda: embeddings.space_for(embedded))
+            return None
         vector_of = dict(zip(self.texts, embedded.vectors, strict=True))
         for p in prepared:
             p.vectors = [vector_of[c.content] if self.needed(p, c) else None for c in p.candidates]
