@@ -97,7 +97,7 @@ def test_a_model_that_fails_beside_the_transaction_keeps_the_memory_without_a_ve
     api_client, agent_key, embedder_on, tmp_path, caplog
 ):
     embedder = embedder_on(threads=1, model_dir=tmp_path)  # no model there
-    with caplog.at_level(logging.WARNING, logger="memories.services.write.ingest"):
+    with caplog.at_level(logging.WARNING, logger="memories.services.write.vectors"):
         response = api_client.post(
             "/api/v1/events/",
             {"client": "emma", "content": "I prefer to be contacted by email."},

@@ -1,4 +1,5 @@
 """The write path: event in → extract → embed → dedup → relate → persist (``ingest``),
-what each statement becomes (``outcomes``), where it stands against memory (``relate``),
-the ADD-only records (``records``) and a memory's state changes on request (``lifecycle``).
+its vectors (``vectors``), what each statement becomes (``outcomes``), where it stands
+against memory (``relate``), the ADD-only records (``records``) and a memory's state
+changes on request (``lifecycle``).
 """

@@ -9,11 +9,6 @@ never updated: a change is a new memory that updates (supersedes) the old one.
 
 from __future__ import annotations
 
-import contextvars
-import functools
-import logging
-import threading
-from concurrent.futures import Future
 from dataclasses import dataclass
 
 from django.db import connection, transaction
@@ -26,16 +21,12 @@ from memories.errors import IdempotencyConflict
 from memories.models import (
     LIVE_STATUSES,
     Client,
-    EmbeddingSpace,
     Event,
     Kind,
     Memory,
     Session,
     Tenant,
 )
-from memories.services.embedding import local_model
-from memories.services.embedding import providers as embeddings
-from memories.services.extraction import heuristic as extraction
 from memories.services.extraction.normalise import spot_entities
 from memories.services.tenancy.members import client_assign_advisor
 from memories.services.webhooks import events as webhook_events
@@ -48,10 +39,8 @@ from memories.services.write.records import (
 )
 from memories.services.write.relate import LiveIndex, Neighbours, marriage
 from memories.services.write.staleness import clients_mark_profile_stale
-from memoryhub import serving
+from memories.services.write.vectors import Embedding, embedding_started
 from memoryhub.observability import metrics
-
-logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -73,12 +62,12 @@ def events_ingest(
     # A tenant with vector search off stores no vectors at all (README: encrypted tenants).
     pending = None
     if tenant.vector_search_enabled:
-        pending = _embedding_started(prepared, known=_said_before(tenant, found, prepared))
+        pending = embedding_started(prepared, known=_said_before(tenant, found, prepared))
     return _decide_and_store(user, tenant, found, prepared, pending, actor_label)
 
 
 def _decide_and_store(
-    user, tenant: Tenant, found, prepared: list[Prepared], pending: _Embedding | None, actor_label
+    user, tenant: Tenant, found, prepared: list[Prepared], pending: Embedding | None, actor_label
 ) -> list[IngestResult]:
     with transaction.atomic():
         clients = _resolve_clients(user, tenant, found)
@@ -185,96 +174,6 @@ def _said_before(tenant: Tenant, clients: dict, prepared: list[Prepared]) -> set
         status__in=LIVE_STATUSES,
     ).values_list("client_id", "content_hash")
     return {hashes[key] for key in stored if key in hashes}
-
-
-# A call with at most this many statements to embed has them embedded on a thread of its
-# own while its transaction reads and writes what needs no vector (the memories it can
-# collide with, its events), when the local model computes on fewer threads than there are
-# cores (as it does under ``serve``: one per request): a single event's embedding, ~15 ms on
-# one thread, then costs ~5 ms of wall time (docs/decisions.md). On all the cores it would
-# only compete with the transaction's own work. A bigger call embeds first, out of the
-# transaction, and so does a call to a remote provider: seconds of embedding, or of a
-# provider that hangs, would hold the clients' locks.
-EMBEDDED_ALONGSIDE = 8
-
-
-def _alongside(chain: embeddings.EmbeddingChain, texts: list[str]) -> bool:
-    if len(texts) > EMBEDDED_ALONGSIDE or not chain.providers:
-        return False
-    if not isinstance(chain.providers[0], embeddings.LocalProvider):
-        return False
-    return local_model.get_local_embedder().threads < _cores()
-
-
-@functools.cache
-def _cores() -> int:
-    return serving.cores()
-
-
-class _Embedding:
-    """The vectors of a call's statements, being computed (or computed)."""
-
-    def __init__(self, texts: list[str], needed):
-        self.texts, self.needed = texts, needed
-        self.future: Future[embeddings.Embedded] = Future()
-        chain = embeddings.get_chain()
-        if not _alongside(chain, texts):
-            self._run(chain)
-            if self.future.exception() is None:  # its space, created out of the transaction
-                embeddings.space_for(self.future.result())
-        else:
-            # On first use a space and its index are created in a transaction of their own,
-            # before the call's: the CREATE INDEX locks the vectors' table (SHARE) until
-            # commit, and two ingests holding it while they insert vectors deadlock.
-            local = chain.providers[0]
-            embeddings.space_for(
-                embeddings.Embedded(local.name, local.model, local.dimension, vectors=[])
-            )
-            # The request's context (its id, for the logs) goes with it; the thread never
-            # touches the database.
-            context = contextvars.copy_context()
-            threading.Thread(
-                target=context.run, args=(self._run, chain), name="memoryhub-embed", daemon=True
-            ).start()
-
-    def _run(self, chain: embeddings.EmbeddingChain) -> None:
-        try:
-            self.future.set_result(chain.embed(self.texts))
-        except BaseException as exc:  # raised where the vectors are asked for
-            self.future.set_exception(exc)
-
-    def space(self, prepared: list[Prepared]) -> EmbeddingSpace | None:
-        """Once computed: each statement's vector set on ``prepared``, and their space
-        (None when no provider answered: the memories are kept without vectors)."""
-        try:
-            embedded = self.future.result()
-        except embeddings.EmbeddingError as exc:
-            # Kept without a vector: exact and attribute dedup still apply, a job embeds later.
-            logger.warning("storing %d memories without embeddings: %s", len(self.texts), exc)
-            return None
-        space = embeddings.known_space(embedded.provider, embedded.model)
-        if space is None:
-            # A provider after the local one answered, for the first time in this database:
-            # the memories wait for the reembed job, and the next call finds its space.
-            logger.warning("storing %d memories without embeddings: a new space", len(self.texts))
-            transaction.on_commit(lambda: embeddings.space_for(embedded))
-            return None
-        vector_of = dict(zip(self.texts, embedded.vectors, strict=True))
-        for p in prepared:
-            p.vectors = [vector_of[c.content] if self.needed(p, c) else None for c in p.candidates]
-        return space
-
-
-def _embedding_started(prepared: list[Prepared], *, known: set[tuple]) -> _Embedding | None:
-    """Vectors for the statements that need one: each distinct text once, none for a typed
-    statement a memory already says word for word (``known``: it is restated; an episode
-    said again on another day is another episode, and gets its vector)."""
-
-    def needed(p: Prepared, c: extraction.Candidate) -> bool:
-        return c.kind == Kind.EPISODIC or (p.item.client, c.content) not in known
-
-    texts = list(dict.fromkeys(c.content for p in prepared for c in p.candidates if needed(p, c)))
-    return _Embedding(texts, needed) if texts else None
 
 
 def _resolve_clients(user, tenant: Tenant, found: dict[str, Client | None]) -> dict[str, Client]:
