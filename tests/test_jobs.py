@@ -151,7 +151,9 @@ def test_a_run_whose_worker_was_killed_is_failed_by_the_next_run(monkeypatch):
     dead = JobRun.objects.get(job="fusion")
     assert dead.outcome == "running"
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_terminate_backend(%s)", [worker.backend])
+        # With a timeout the call returns once the session has ended, its locks with it
+        # (without one, only once the signal is sent: the next run could still find the lock).
+        cursor.execute("SELECT pg_terminate_backend(%s, 30000)", [worker.backend])
     try:
         run = job_run("fusion")
         dead.refresh_from_db()
