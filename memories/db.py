@@ -10,6 +10,17 @@ from django.db.backends.postgresql.base import (  # type: ignore[attr-defined]  
 )
 from psycopg.pq import Format
 
+# The SQLSTATEs of a transaction that lost a race with another and was rolled back whole:
+# serialization_failure and deadlock_detected (class 40, "transaction rollback"), and
+# lock_not_available (a lock timeout). Nothing it did was kept, and the same work again
+# usually succeeds: the server is not down.
+LOST_RACE_STATES = frozenset({"40001", "40P01", "55P03"})
+
+
+def lost_a_race(exc: BaseException) -> bool:
+    """``exc`` (Django's wrapper of the driver's error) says a transaction lost a race."""
+    return getattr(exc.__cause__, "sqlstate", None) in LOST_RACE_STATES
+
 
 @contextmanager
 def content_rewrite():

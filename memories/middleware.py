@@ -1,6 +1,6 @@
 """What every answer goes out with: no server software or version, a
-Content-Security-Policy, and, when the database cannot be reached, a 503 with
-``Retry-After``, never a 500.
+Content-Security-Policy, and, when the database cannot be reached or a transaction lost a
+race with another, a 503 with ``Retry-After``, never a 500.
 
 ``DatabaseUnavailableMiddleware`` answers for the pages (a plain page: the site's
 templates need the session, so the database); API views never reach it, their exception
@@ -17,10 +17,13 @@ as it is."""
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse
+
+from memories.db import lost_a_race
 
 logger = logging.getLogger(__name__)
 
@@ -30,12 +33,33 @@ DATABASE_ERRORS = (OperationalError, InterfaceError)
 RETRY_AFTER_SECONDS = 30
 UNAVAILABLE_MESSAGE = "The database is unavailable; try again in a moment."
 
-_PAGE = (
-    "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-    "<title>Unavailable · memoryhub</title></head><body>"
-    "<h1>memoryhub is unavailable</h1>"
-    f"<p>{UNAVAILABLE_MESSAGE}</p></body></html>"
+
+@dataclass(frozen=True)
+class DatabaseTrouble:
+    """What a request that a database error stopped is answered (always a 503)."""
+
+    code: str
+    state: str  # what the page says memoryhub is
+    message: str
+    retry_after: int  # seconds
+
+
+UNAVAILABLE = DatabaseTrouble(
+    "database_unavailable", "unavailable", UNAVAILABLE_MESSAGE, RETRY_AFTER_SECONDS
 )
+# A transaction that lost a race with another (a deadlock, a serialization failure, a lock
+# timeout) was rolled back: the server is up, and the same request a moment later goes
+# through. Told apart so that a client does not wait half a minute for nothing.
+BUSY = DatabaseTrouble(
+    "database_busy",
+    "busy",
+    "Another change to the same data held this request up and it was rolled back; try it again.",
+    1,
+)
+
+
+def database_trouble(exc: BaseException) -> DatabaseTrouble:
+    return BUSY if lost_a_race(exc) else UNAVAILABLE
 
 
 SERVER_NAME = "memoryhub"
@@ -56,12 +80,18 @@ class ServerHeaderMiddleware:
 
 
 def log_database_error(request, exc: BaseException) -> None:
-    logger.warning("database unavailable for %s %s: %s", request.method, request.path, exc)
+    trouble = database_trouble(exc)
+    logger.warning("%s for %s %s: %s", trouble.code, request.method, request.path, exc)
 
 
-def database_unavailable_page() -> HttpResponse:
-    response = HttpResponse(_PAGE, status=503, content_type="text/html; charset=utf-8")
-    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+def database_trouble_page(trouble: DatabaseTrouble = UNAVAILABLE) -> HttpResponse:
+    page = (
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{trouble.state.capitalize()} · memoryhub</title></head><body>"
+        f"<h1>memoryhub is {trouble.state}</h1><p>{trouble.message}</p></body></html>"
+    )
+    response = HttpResponse(page, status=503, content_type="text/html; charset=utf-8")
+    response["Retry-After"] = str(trouble.retry_after)
     return response
 
 
@@ -76,7 +106,7 @@ class DatabaseUnavailableMiddleware:
         if not isinstance(exception, DATABASE_ERRORS):
             return None
         log_database_error(request, exception)
-        return database_unavailable_page()
+        return database_trouble_page(database_trouble(exception))
 
 
 HEADER = "Content-Security-Policy"

@@ -22,9 +22,9 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from memories.errors import DomainError
 from memories.middleware import (
     DATABASE_ERRORS,
-    RETRY_AFTER_SECONDS,
-    UNAVAILABLE_MESSAGE,
-    database_unavailable_page,
+    DatabaseTrouble,
+    database_trouble,
+    database_trouble_page,
     log_database_error,
 )
 
@@ -76,9 +76,9 @@ def exception_handler(exc, context):
     return _as_json(_handle(exc, context), context)
 
 
-def database_unavailable_json() -> JsonResponse:
-    response = JsonResponse(error_body("database_unavailable", UNAVAILABLE_MESSAGE), status=503)
-    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+def database_trouble_json(trouble: DatabaseTrouble) -> JsonResponse:
+    response = JsonResponse(error_body(trouble.code, trouble.message), status=503)
+    response["Retry-After"] = str(trouble.retry_after)
     return response
 
 
@@ -86,10 +86,11 @@ def _handle(exc, context):
     if isinstance(exc, DATABASE_ERRORS):
         if (request := context.get("request")) is not None:
             log_database_error(request, exc)
+        trouble = database_trouble(exc)
         return Response(
-            error_body("database_unavailable", UNAVAILABLE_MESSAGE),
+            error_body(trouble.code, trouble.message),
             status=status.HTTP_503_SERVICE_UNAVAILABLE,
-            headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+            headers={"Retry-After": str(trouble.retry_after)},
         )
     if isinstance(exc, RequestDataTooBig):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
@@ -145,7 +146,10 @@ def server_error(request):
     database that cannot be reached is still a 503."""
     exc = sys.exc_info()[1]
     if isinstance(exc, DATABASE_ERRORS):
-        return database_unavailable_json() if _is_api(request) else database_unavailable_page()
+        trouble = database_trouble(exc)
+        if _is_api(request):
+            return database_trouble_json(trouble)
+        return database_trouble_page(trouble)
     if _is_api(request):
         return JsonResponse(
             error_body("server_error", "Something went wrong on our side; it was logged."),

@@ -36,6 +36,13 @@ INGEST_OUTCOMES = Counter(
     "conflict.",
     ["action"],
 )
+INGEST_RETRIES = Counter(
+    "memoryhub_ingest_retries_total",
+    "Ingest calls decided again because their transaction lost a race with another and was "
+    "rolled back, by SQLSTATE (40P01 deadlock, 40001 serialization failure, 55P03 lock "
+    "timeout).",
+    ["sqlstate"],
+)
 PROVIDER_CALLS = Counter(
     "memoryhub_provider_calls_total",
     "Calls to embedding and LLM providers, by provider and outcome (ok, failed).",
@@ -64,6 +71,10 @@ def provider_called(kind: str, provider: str, *, ok: bool, circuit: str) -> None
 def ingest_counted(actions) -> None:
     for action in actions:
         INGEST_OUTCOMES.labels(action=action).inc()
+
+
+def ingest_retried(sqlstate: str) -> None:
+    INGEST_RETRIES.labels(sqlstate=sqlstate).inc()
 
 
 class QueueCollector:

@@ -9,14 +9,15 @@ never updated: a change is a new memory that updates (supersedes) the old one.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
 from django.db.models.functions import Coalesce, Greatest, Least
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from memories import permissions
+from memories import db, permissions
 from memories.errors import IdempotencyConflict
 from memories.models import (
     LIVE_STATUSES,
@@ -42,6 +43,13 @@ from memories.services.write.staleness import clients_mark_profile_stale
 from memories.services.write.vectors import Embedding, embedding_started
 from memoryhub.observability import metrics
 
+logger = logging.getLogger(__name__)
+
+# A call whose transaction lost a race with another (a deadlock PostgreSQL broke by rolling
+# it back, a serialization failure, a lock timeout) stored nothing: it is decided again from
+# the clients' rows, up to this many attempts in all, before the caller is told.
+ATTEMPTS = 3
+
 
 @dataclass(frozen=True)
 class IngestResult:
@@ -63,7 +71,20 @@ def events_ingest(
     pending = None
     if tenant.vector_search_enabled:
         pending = embedding_started(prepared, known=_said_before(tenant, found, prepared))
-    return _decide_and_store(user, tenant, found, prepared, pending, actor_label)
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            return _decide_and_store(user, tenant, found, prepared, pending, actor_label)
+        except OperationalError as exc:
+            # Inside a caller's transaction the whole of it is lost: that caller decides.
+            if attempt == ATTEMPTS or connection.in_atomic_block or not db.lost_a_race(exc):
+                raise
+            state = getattr(exc.__cause__, "sqlstate", "")
+            logger.warning("ingest lost a race (%s: %s); deciding it again", state, exc)
+            metrics.ingest_retried(state)
+            # The rolled-back attempt changed the clients it loaded (the speakers heard):
+            # the next one starts from their rows as stored.
+            found = permissions.clients_for_write(user, tenant, set(found))
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def _decide_and_store(
