@@ -18,7 +18,9 @@ each alike):
 
 For each operation: p50/p95/p99 latency, errors, and for the whole mix requests/s, the CPU
 seconds the web server, the worker and PostgreSQL spent per request, and the web server's
-memory (RSS of its processes, and USS: what they do not share). ``--server LABEL=COMMAND``
+memory (RSS of its processes, and USS: what they do not share), and how many of the
+machine's cores were at work (the load's own clients among them, and what the host took:
+steal), which says whether a server had the CPU to itself. ``--server LABEL=COMMAND``
 measures another command too (``{port}`` is replaced). ``--profile DIR`` samples the
 production server with py-spy during the mixed load and prints where its time went.
 Requests and time are bounded; only 127.0.0.1 is ever addressed.
@@ -432,10 +434,11 @@ class Tally:
     figures: Figures = field(default_factory=Figures)
     seconds: float = 0.0
     cpu: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])  # web, postgres, worker
+    machine: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])  # busy, load, stolen
     rss_mb: float = 0.0
     uss_mb: float = 0.0
 
-    def add(self, figures: Figures, seconds: float, cpu: list[float]) -> None:
+    def add(self, figures: Figures, seconds: float, cpu: list[float], machine: list[float]) -> None:
         for op, values in figures.latencies.items():
             self.figures.latencies[op].extend(values)
         self.figures.errors.update(figures.errors)
@@ -444,6 +447,7 @@ class Tally:
         )
         self.seconds += seconds
         self.cpu = [a + b for a, b in zip(self.cpu, cpu, strict=True)]
+        self.machine = [a + b for a, b in zip(self.machine, machine, strict=True)]
 
     def result(self) -> dict:
         figures = self.figures
@@ -469,6 +473,12 @@ class Tally:
                 name: round(value / max(calls, 1), 4)
                 for name, value in zip(("web", "postgres", "worker"), self.cpu, strict=True)
             },
+            # Cores at work on average over the slices: all of the machine's, the load's own
+            # clients among them, and what the host took from this machine (steal).
+            "cores": {
+                name: round(value / max(self.seconds, 0.001), 2)
+                for name, value in zip(("busy", "load", "stolen"), self.machine, strict=True)
+            },
             "rss_mb": round(self.rss_mb),
             "uss_mb": round(self.uss_mb),
             "ops": ops,
@@ -486,6 +496,15 @@ def tree_cpu(processes: list[psutil.Process]) -> float:
             continue
         total += times.children_user + times.children_system
     return total
+
+
+def machine_cpu() -> list[float]:
+    """CPU seconds so far: the whole machine's at work, this process's (the load's own
+    clients), and what the host's other guests took from this machine (steal)."""
+    times = psutil.cpu_times()
+    busy = sum(getattr(times, name, 0.0) for name in ("user", "nice", "system", "irq", "softirq"))
+    own = psutil.Process().cpu_times()
+    return [busy, own.user + own.system, getattr(times, "steal", 0.0)]
 
 
 def measure(servers: list[Server], key: str, clients: list[str], args, data: Path, worker):
@@ -509,6 +528,7 @@ def measure(servers: list[Server], key: str, clients: list[str], args, data: Pat
                 workers = [] if worker is None else [psutil.Process(worker.pid)]
                 workers += [c for w in workers for c in w.children(recursive=True)]
                 before = [tree_cpu(web), tree_cpu(db), tree_cpu(workers)]
+                machine_before = machine_cpu()
                 profiler = None
                 if args.profile and server.label == "prod" and mix_name == "mixed":
                     args.profile.mkdir(parents=True, exist_ok=True)
@@ -537,8 +557,11 @@ def measure(servers: list[Server], key: str, clients: list[str], args, data: Pat
                     slice_seconds,
                 )  # fmt: skip
                 after = [tree_cpu(web), tree_cpu(db), tree_cpu(workers)]
+                machine = [a - b for a, b in zip(machine_cpu(), machine_before, strict=True)]
                 tally = tallies[(server.label, mix_name)]
-                tally.add(figures, elapsed, [a - b for a, b in zip(after, before, strict=True)])
+                tally.add(
+                    figures, elapsed, [a - b for a, b in zip(after, before, strict=True)], machine
+                )
                 tally.rss_mb, tally.uss_mb = memory_of(server.processes())
                 if profiler is not None:
                     profiler.wait(timeout=120)
@@ -571,6 +594,11 @@ def report(results: dict, labels: list[str], args) -> None:
                 f"{cpu['web'] * 1000:.1f} ms, postgres {cpu['postgres'] * 1000:.1f} ms, worker "
                 f"{cpu['worker'] * 1000:.1f} ms  RSS {figures['rss_mb']} MB (USS "
                 f"{figures['uss_mb']} MB)"
+            )
+            busy = figures["cores"]
+            print(
+                f"        cores at work {busy['busy']:.2f} of {cores} (the load's own clients "
+                f"{busy['load']:.2f}), taken by the host {busy['stolen']:.2f}"
             )
             for op, f in figures["ops"].items():
                 if f["count"]:
