@@ -17,9 +17,15 @@ from psycopg.pq import Format
 LOST_RACE_STATES = frozenset({"40001", "40P01", "55P03"})
 
 
+def sqlstate(exc: BaseException) -> str:
+    """The SQLSTATE PostgreSQL gave for ``exc`` (Django's wrapper of the driver's error), or
+    "" when the server said nothing (no connection)."""
+    return getattr(exc.__cause__, "sqlstate", None) or ""
+
+
 def lost_a_race(exc: BaseException) -> bool:
-    """``exc`` (Django's wrapper of the driver's error) says a transaction lost a race."""
-    return getattr(exc.__cause__, "sqlstate", None) in LOST_RACE_STATES
+    """``exc`` says a transaction lost a race with another."""
+    return sqlstate(exc) in LOST_RACE_STATES
 
 
 @contextmanager

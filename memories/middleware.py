@@ -84,7 +84,7 @@ def log_database_error(request, exc: BaseException) -> None:
     logger.warning("%s for %s %s: %s", trouble.code, request.method, request.path, exc)
 
 
-def database_trouble_page(trouble: DatabaseTrouble = UNAVAILABLE) -> HttpResponse:
+def database_trouble_page(trouble: DatabaseTrouble) -> HttpResponse:
     page = (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>{trouble.state.capitalize()} · memoryhub</title></head><body>"

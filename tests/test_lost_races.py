@@ -14,16 +14,18 @@ import time
 import pytest
 from django.db import connection, transaction
 from django.urls import reverse
+from prometheus_client import REGISTRY
 
 from memories.models import Client, Event
-from memoryhub.observability import metrics
 from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _retries(sqlstate: str) -> float:
-    return metrics.INGEST_RETRIES.labels(sqlstate=sqlstate)._value.get()
+    return (
+        REGISTRY.get_sample_value("memoryhub_ingest_retries_total", {"sqlstate": sqlstate}) or 0.0
+    )
 
 
 class RowHolder:

@@ -78,7 +78,7 @@ def events_ingest(
             # Inside a caller's transaction the whole of it is lost: that caller decides.
             if attempt == ATTEMPTS or connection.in_atomic_block or not db.lost_a_race(exc):
                 raise
-            state = getattr(exc.__cause__, "sqlstate", "")
+            state = db.sqlstate(exc)
             logger.warning("ingest lost a race (%s: %s); deciding it again", state, exc)
             metrics.ingest_retried(state)
             # The rolled-back attempt changed the clients it loaded (the speakers heard):
