@@ -120,11 +120,21 @@ def search_vector(
     )
 
 
-def query_tokens(tenant, query: str) -> list[str]:
-    """The query's words as blind tokens (any of them: the read path ORs them)."""
+def query_tokens(tenant, query: str) -> list[tuple[str, str, int]]:
+    """The query's words as blind tokens stemmed in every configuration a memory can be
+    indexed in, as (configuration, token, position of the word): the read path keeps those
+    of the configurations the client's memories use, and ORs them."""
     key = keys.index_key(tenant.pk)
-    found = stems(query, tenant.language, pattern=QUERY_WORD)
-    return list(dict.fromkeys(token(key, stem) for _, stem in found))[:32]
+    readings = []
+    for config in ALL_CONFIGS:
+        seen: set[str] = set()
+        for position, stem in stems(query, config, pattern=QUERY_WORD):
+            found = token(key, stem)
+            if found not in seen and len(seen) == 32:
+                continue
+            seen.add(found)
+            readings.append((config, found, position))
+    return readings
 
 
 def attribute_token(tenant, words: str) -> str:
