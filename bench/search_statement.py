@@ -99,11 +99,12 @@ def main() -> None:
 
 def _search(client, query: str) -> Search:
     space, vector = retrieval._query_vector(client, query)
+    words, blind_readings = retrieval._query_words(client.tenant, query)
     return Search(
         client=client,
         space=space,
         vector=vector,
-        words=retrieval._query_words(client.tenant, query),
+        words=words,
         speakers=(),
         expected=expected_answer(query),
         text_config=client.tenant.language,
@@ -111,6 +112,7 @@ def _search(client, query: str) -> Search:
         weights=retrieval.ranking_weights(),
         now=timezone.now(),
         k=10,
+        blind_readings=blind_readings,
     )
 
 

@@ -11,6 +11,13 @@ What it cannot do (README "Encrypted tenants"): prefix and fuzzy matching, and p
 structure beyond positions; PostgreSQL's parser special cases (e-mail addresses, URLs,
 hyphenated words, decimals) are split as plain words. Equal stems give equal tokens, so
 someone with the database sees how often a token occurs and which rows share it.
+
+Each memory is stemmed in its own language, as a plaintext memory is (``Memory.language``,
+``memories.languages``), and a query in each language its client's memories use. A token
+is the same keyed hash of a stem whichever language's rules made the stem, so it tells
+nothing more than before; what the database holds beside the tokens is each memory's
+language (in the clear, as ``language`` always was) and how many of a client's memories
+are in each (``LexemeCount``).
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from django.contrib.postgres.search import SearchVectorField
 from django.db.models.expressions import RawSQL
 
 from memories.crypto import keys
+from memories.languages import ALL_CONFIGS, SIMPLE
 from memories.text import QUERY_WORD, clean, fold
 
 _WORD = re.compile(r"\w+")
@@ -33,11 +41,18 @@ _STOPWORDS = Path(__file__).with_name("stopwords")
 MAX_POSITION = 16383  # PostgreSQL's largest tsvector position
 
 
+# PostgreSQL's "dutch" is the Snowball algorithm that snowballstemmer 3 renamed.
+_ALGORITHMS = {"dutch": "dutch_porter"}
+
+
 @cache
 def _stemmer(language: str):
-    if language in ("english", "italian", "spanish"):
-        return snowballstemmer.stemmer(language)
-    return None
+    if language not in ALL_CONFIGS or language == SIMPLE:
+        return None
+    algorithm = _ALGORITHMS.get(language, language)
+    if algorithm not in snowballstemmer.algorithms():
+        algorithm = language
+    return snowballstemmer.stemmer(algorithm)
 
 
 @cache
@@ -45,7 +60,8 @@ def _stopwords(language: str) -> frozenset[str]:
     path = _STOPWORDS / f"{language}.stop"
     if not path.exists():
         return frozenset()
-    return frozenset(line.strip() for line in path.read_text().splitlines() if line.strip())
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return frozenset(line.strip() for line in lines if line.strip())
 
 
 def stems(text: str, language: str, *, pattern=_WORD) -> list[tuple[int, str]]:
@@ -79,26 +95,46 @@ def _tsvector_literal(key: bytes, parts: list[tuple[str, str, str]]) -> str:
     )
 
 
-def search_vector(text: str, *, tenant, client_id, speaker: str = "", context: str = ""):
-    """The blind ``search_vector`` of a memory of an encrypted tenant (an expression),
-    scoped by client as every search vector is, weighted as a plaintext one is (the
-    memory's words A, the speaker's name B, the turn it answers D)."""
-    literal = _tsvector_literal(
+def vector_literal(text: str, *, tenant, config: str, speaker: str = "", context: str = "") -> str:
+    """The blind tsvector of a memory of an encrypted tenant, before its client scope: the
+    memory's words A, the speaker's name B, the turn it answers D (as a plaintext one is
+    weighted), stemmed as a plaintext one is, in the memory's configuration ``config``."""
+    return _tsvector_literal(
         keys.index_key(tenant.pk),
-        [(text, tenant.language, "A"), (speaker, "simple", "B"), (context, tenant.language, "D")],
+        [(text, config, "A"), (speaker, SIMPLE, "B"), (context, config, "D")],
     )
+
+
+def search_vector(
+    text: str, *, tenant, client_id, config: str, speaker: str = "", context: str = ""
+):
+    """The blind ``search_vector`` of a memory of an encrypted tenant (an expression),
+    scoped by client as every search vector is (``vector_literal``)."""
     return RawSQL(
         "memory_search_vector(%s::tsvector, %s::uuid)",
-        [literal, client_id],
+        [
+            vector_literal(text, tenant=tenant, config=config, speaker=speaker, context=context),
+            client_id,
+        ],
         output_field=SearchVectorField(),
     )
 
 
-def query_tokens(tenant, query: str) -> list[str]:
-    """The query's words as blind tokens (any of them: the read path ORs them)."""
+def query_tokens(tenant, query: str) -> list[tuple[str, str, int]]:
+    """The query's words as blind tokens stemmed in every configuration a memory can be
+    indexed in, as (configuration, token, position of the word): the read path keeps those
+    of the configurations the client's memories use, and ORs them."""
     key = keys.index_key(tenant.pk)
-    found = stems(query, tenant.language, pattern=QUERY_WORD)
-    return list(dict.fromkeys(token(key, stem) for _, stem in found))[:32]
+    readings = []
+    for config in ALL_CONFIGS:
+        seen: set[str] = set()
+        for position, stem in stems(query, config, pattern=QUERY_WORD):
+            found = token(key, stem)
+            if found not in seen and len(seen) == 32:
+                continue
+            seen.add(found)
+            readings.append((config, found, position))
+    return readings
 
 
 def attribute_token(tenant, words: str) -> str:

@@ -9,9 +9,12 @@ from django.db import models
 class LexemeCount(models.Model):
     """How many memories hold a lexeme. Lexemes are scoped by client
     (``<12 hex of the client id>:<lexeme>``, migration 0010), so each client has its own
-    counts; the row ``<12 hex>:`` (no word) counts the client's memories. Every memory
-    counts, whatever its status: the counts grow with writes (``memories.services.write.
-    records.lexemes_count``) and go with the client at erasure."""
+    counts; the row ``<12 hex>:`` (no word) counts the client's memories, and the rows
+    ``<12 hex>: <config>`` (a space: no lexeme holds one) those indexed in each text
+    search configuration, the configurations a query is read in (``memories.languages``).
+    Every memory counts, whatever its status: the counts grow with writes
+    (``memories.services.write.records.lexemes_count``) and go with the client at
+    erasure."""
 
     lexeme = models.TextField(primary_key=True)
     documents = models.PositiveIntegerField()

@@ -13,9 +13,16 @@ from guardian.models import GroupObjectPermissionBase, UserObjectPermissionBase
 
 
 class TextSearchLanguage(models.TextChoices):
+    """A tenant's language: what its memories are stemmed in when their own language cannot
+    be told (``memories.languages``), and what every query is also read in."""
+
     ENGLISH = "english", "English"
     ITALIAN = "italian", "Italian"
     SPANISH = "spanish", "Spanish"
+    FRENCH = "french", "French"
+    GERMAN = "german", "German"
+    PORTUGUESE = "portuguese", "Portuguese"
+    DUTCH = "dutch", "Dutch"
     SIMPLE = "simple", "Simple (no stemming)"
 
 

@@ -2,11 +2,12 @@
 
 Everything comes back with the states and timestamps the document holds, and with its
 ids when it is this tenant's own export (``provenance``; fresh ones otherwise); what the
-database computes from content (the dedup hash, the search vector, the attribute key) is
-computed again through the helpers ingest uses, and sealed fields seal themselves, so an
-encrypted tenant stores the import as it stores anything else. Vectors are not in the
-document: the memories are marked ``needs_embedding`` and the reembed job makes them.
-One transaction: a document that does not fit leaves nothing behind.
+database computes from content (the dedup hash, the language and the search vector in
+it, the attribute key) is computed again through the helpers ingest uses, and sealed
+fields seal themselves, so an encrypted tenant stores the import as it stores anything
+else. Vectors are not in the document: the memories are marked ``needs_embedding`` and
+the reembed job makes them. One transaction: a document that does not fit leaves nothing
+behind.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from django.db import DataError, IntegrityError, transaction
 from django.db.models import Model
 
 from memories.errors import Conflict, DomainError
+from memories.languages import memory_language, text_config
 from memories.models import (
     AuditEntry,
     Client,
@@ -197,6 +199,10 @@ def _event(tenant, client, sessions, e) -> Event:
 
 def _memory(tenant, client, m) -> Memory:
     fields = {k: v for k, v in m.items() if k not in ("id", "session", "evidence")}
+    words = f"{m['title']} {m['content']}"
+    # Detected again, as ingest detects it: the document's may come from an older
+    # memoryhub or another tenant, whose language it fell back to.
+    language = memory_language(words, tenant.language)
     return Memory.objects.create(
         **fields
         | {
@@ -206,9 +212,10 @@ def _memory(tenant, client, m) -> Memory:
             "session_id": m["session"],
             "content_hash": statement_hash(tenant, m["content"]),
             "attribute": stored_attribute(tenant, m["attribute"]),
+            "language": language,
             "search_vector": search_vector_for(
-                f"{m['title']} {m['content']}",
-                tenant.language,
+                words,
+                text_config(language),
                 client.pk,
                 tenant=tenant,
                 speaker=m["speaker"],

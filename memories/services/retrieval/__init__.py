@@ -118,18 +118,20 @@ def memories_search(
     # Names match by their words (and the speaker component); in a vector they would only
     # pull every statement of that person closer, whatever it says.
     space, vector = _query_vector(client, unnamed) if weights.get("semantic") else (None, None)
+    words, blind_readings = _query_words(client.tenant, query)
     search = Search(
         client=client,
         space=space,
         vector=vector,
-        words=_query_words(client.tenant, query),
+        words=words,
         speakers=speakers,
         expected=expected_answer(unnamed),
-        text_config=None if client.tenant.encrypted else client.tenant.language,
+        text_config=client.tenant.language,
         filters=filters,
         weights=weights,
         now=now,
         k=k,
+        blind_readings=blind_readings,
     )
     rows = _scored_candidates(search)
     hits = _select(rows, weights, k)
@@ -164,12 +166,14 @@ def named_speakers(client, query: str) -> tuple[tuple[str, ...], str]:
 _NAME_IN_QUERY = re.compile(r"\b(\w{2,})(?:'s|’s)?\b")
 
 
-def _query_words(tenant, query: str) -> str:
+def _query_words(tenant, query: str) -> tuple[str, tuple[tuple[str, str, int], ...] | None]:
     """The query's words for full text (any of them matches: ranking, not the match,
-    decides what comes first). An encrypted tenant's are its blind-index tokens."""
+    decides what comes first). An encrypted tenant's are its blind-index tokens, with the
+    configuration each was stemmed in and the position of its word."""
     if tenant.encrypted:
-        return " ".join(blind.query_tokens(tenant, query))
-    return " ".join(list(dict.fromkeys(QUERY_WORD.findall(fold(query))))[:32])
+        readings = tuple(blind.query_tokens(tenant, query))
+        return " ".join(dict.fromkeys(t for _, t, _ in readings)), readings
+    return " ".join(list(dict.fromkeys(QUERY_WORD.findall(fold(query))))[:32]), None
 
 
 def _query_vector(client, query: str):

@@ -23,7 +23,7 @@ from memories.models import (
 from memories.services.retrieval.answers import Expected
 from memories.services.retrieval.text import (
     BM25_OF_M,
-    COVERAGE_OF_M,
+    COVERAGE_JOIN,
     bm25_params,
     text_ctes,
     text_scaled,
@@ -120,11 +120,14 @@ class Search:
     words: str  # the query's words, space-separated ('' for none)
     speakers: tuple[str, ...]  # the people the query names, lower case
     expected: Expected  # what kind of answer the query asks for (retrieval.answers)
-    text_config: str | None  # the tenant's regconfig; None: ``words`` are blind tokens
+    text_config: str  # the tenant's regconfig: queries are read in it, and in the client's
     filters: Filters
     weights: dict
     now: datetime
     k: int
+    # Encrypted tenant: ``words`` are blind tokens, and these (configuration, token, word
+    # position) each reading of the query's words (``blind.query_tokens``); None: words.
+    blind_readings: tuple[tuple[str, str, int], ...] | None = None
 
 
 def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
@@ -239,9 +242,11 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
         # scaled so the best candidate scores 1. ``coverage``: the share of the query's
         # weight (its rare words weigh most) that the memory holds, for the relevance floor.
         text, text_params = BM25_OF_M, bm25_params()
-        coverage = COVERAGE_OF_M
+        coverage, text_total = "coalesce(coverage.share, 0)", "coverage.total"
+        coverage_join = COVERAGE_JOIN
     else:
         text, text_params, coverage = "0::float8", [], "0::float8"
+        text_total, coverage_join = "NULL::float8", ""
     params += text_params
     params += [search.now, float(setting("RECENCY_HALF_LIFE_DAYS"))]
     params += [list(search.speakers), list(search.expected.tags), search.expected.when]
@@ -258,7 +263,7 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
     sql = (
         f"WITH {''.join(cte + ', ' for cte, _ in ctes)}pool AS ({union}), "  # noqa: S608
         f"raw AS (SELECT {columns}, {vector_column} AS vector, {semantic} AS c_semantic, "
-        f"{text} AS text_raw, {coverage} AS c_coverage, "
+        f"{text} AS text_raw, {coverage} AS c_coverage, {text_total} AS text_total, "
         f"{recency_sql('m.last_seen_at')} AS c_recency, "
         "coalesce(ln(1 + m.usage_count) / nullif(ln(1 + max(m.usage_count) OVER ()), 0), 0) "
         "AS c_usage, m.confidence::float8 AS c_confidence, m.importance::float8 AS c_importance, "
@@ -266,7 +271,7 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
         "(m.speaker <> '' AND lower(m.speaker) = ANY(%s::text[]))::int::float8 AS c_speaker, "
         "(m.tags && %s::varchar[] OR (%s AND m.occurred_on IS NOT NULL))::int::float8 "
         "AS c_answer "
-        f"FROM pool JOIN memories_memory m ON m.id = pool.id {join}), "
+        f"FROM pool JOIN memories_memory m ON m.id = pool.id {coverage_join} {join}), "
         f"scored AS (SELECT *, {text_scaled() if search.words else '0::float8'} AS c_text "
         "FROM raw), "
         f"best AS MATERIALIZED (SELECT *, {base} AS base FROM scored "

@@ -15,6 +15,7 @@ from memories.crypto import keys, switch
 from memories.crypto.fields import SealedJSONField, SealedTextField
 from memories.crypto.providers import KeyProvider, get_provider, require_master_key
 from memories.db import content_rewrite
+from memories.languages import text_config
 from memories.models import DataKey, LexemeCount, Memory, MemoryEmbedding, Tenant
 from memories.services.tenancy.audit import audit
 from memories.services.write.records import (
@@ -160,7 +161,7 @@ def _reseal(row, fields, tenant) -> None:
         row.content_hash = statement_hash(tenant, row.content)
         row.search_vector = search_vector_for(
             f"{row.title} {row.content}",
-            tenant.language,
+            text_config(row.language),  # the memory's own language, as it was indexed
             row.client_id,
             tenant=tenant,
             speaker=row.speaker,

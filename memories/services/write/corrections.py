@@ -121,7 +121,6 @@ def memory_correct(
         attribute=old.attribute,
         attribute_value=value,
         negated=negated,
-        language=old.language,
         tags=old.tags,
         speaker=label,
         subject=old.subject,  # about whom the old one was, not about the person correcting

@@ -141,7 +141,6 @@ class OutcomeWriter:
             attribute=candidate.attribute,
             attribute_value=candidate.value,
             negated=candidate.negated,
-            language=candidate.language,
             tags=candidate.tags,
             speaker=item.speaker,
             subject=statement_subject(item.speaker, client),

@@ -10,6 +10,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable
 from datetime import datetime
+from typing import NamedTuple
 
 from django.contrib.postgres.search import SearchVectorField
 from django.db import connection, transaction
@@ -17,6 +18,7 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from memories.crypto import blind, switch
+from memories.languages import config_sql, memory_language, text_config
 from memories.models import Client, Event, Evidence, Memory, Session, Tenant
 from memories.services.extraction.heuristic import speaker_role
 from memories.services.extraction.time_expressions import Happened
@@ -82,9 +84,19 @@ def event_record(
     return event, True
 
 
+def _plain_vector(config: str, words: str, name: str, context: str, client: str) -> str:
+    """A plaintext memory's search vector over SQL expressions: its configuration, its
+    folded words, the speaker's folded name, the folded turn it answers, its client."""
+    return (
+        f"memory_search_vector(setweight(to_tsvector({config}::regconfig, {words}), 'A') "
+        f"|| setweight(to_tsvector('simple', {name}), 'B') "
+        f"|| setweight(to_tsvector({config}::regconfig, {context}), 'D'), {client}::uuid)"
+    )
+
+
 def search_vector_for(
     text: str,
-    language: str,
+    config: str,
     client_id,
     *,
     tenant: Tenant | None = None,
@@ -94,19 +106,64 @@ def search_vector_for(
     """The memory's full-text vector, every lexeme scoped by its client (see migration
     0010: a query's postings then hold only this client's memories); for an encrypted
     ``tenant``, its blind index, scoped the same way. The memory's own words weigh A, the
-    speaker's name B, the turn it answers D (``memories.services.retrieval`` weighs them)."""
+    speaker's name B, the turn it answers D (``memories.services.retrieval`` weighs them).
+    ``config``: the memory's text search configuration (``languages.text_config`` of its
+    language), for its words and the turn it answers; a name is not stemmed."""
     name = speaker_words(speaker)
     if tenant is not None and switch.encrypted_now(tenant):
         return blind.search_vector(
-            text, tenant=tenant, client_id=client_id, speaker=name, context=context
+            text, tenant=tenant, client_id=client_id, config=config, speaker=name, context=context
         )
-    return RawSQL(
-        "memory_search_vector(setweight(to_tsvector(%s::regconfig, %s), 'A') "
-        "|| setweight(to_tsvector('simple', %s), 'B') "
-        "|| setweight(to_tsvector(%s::regconfig, %s), 'D'), %s::uuid)",
-        [language, fold(text), fold(name), language, fold(context), client_id],
+    return RawSQL(  # noqa: S611 - the statement is ours, every value a parameter
+        _plain_vector("%s", "%s", "%s", "%s", "%s"),
+        [config, fold(text), fold(name), config, fold(context), client_id],
         output_field=SearchVectorField(),
     )
+
+
+class Reindexed(NamedTuple):
+    """A memory's language and what its search vector is made of (``search_vector_for``)."""
+
+    id: object
+    language: str
+    config: str
+    text: str
+    speaker: str
+    context: str
+
+
+def search_vectors_rewrite(*, tenant: Tenant, rows: list[Reindexed]) -> None:
+    """Set these memories' languages and rebuild their search vectors in one statement,
+    as ``search_vector_for`` builds them; inside ``content_rewrite`` (ADD-only)."""
+    if not rows:
+        return
+    values: dict[str, list] = {"language": [r.language for r in rows]}
+    if switch.encrypted_now(tenant):
+        vector = "memory_search_vector(v.blind::tsvector, m.client_id)"
+        values["blind"] = [
+            blind.vector_literal(
+                r.text,
+                tenant=tenant,
+                config=r.config,
+                speaker=speaker_words(r.speaker),
+                context=r.context,
+            )
+            for r in rows
+        ]
+    else:
+        vector = _plain_vector("v.config", "v.words", "v.name", "v.context", "m.client_id")
+        values["config"] = [r.config for r in rows]
+        values["words"] = [fold(r.text) for r in rows]
+        values["name"] = [fold(speaker_words(r.speaker)) for r in rows]
+        values["context"] = [fold(r.context) for r in rows]
+    arrays = ", ".join(["%s::uuid[]"] + ["%s::text[]"] * len(values))
+    columns = ", ".join(values)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE memories_memory m SET language = v.language, search_vector = {vector} "  # noqa: S608
+            f"FROM unnest({arrays}) AS v(id, {columns}) WHERE m.id = v.id",
+            [[r.id for r in rows], *values.values()],
+        )
 
 
 def speaker_words(speaker: str) -> str:
@@ -176,7 +233,6 @@ def memory_build(
     attribute: str = "",
     attribute_value: str = "",
     negated: bool = False,
-    language: str = "",
     tags: Iterable[str] = (),
     metadata: dict | None = None,
     speaker: str = "",
@@ -186,12 +242,15 @@ def memory_build(
     evidence_count: int = 0,
     needs_embedding: bool = True,
 ) -> Memory:
-    """A new memory, not yet saved, with its full-text vector (an expression the INSERT
+    """A new memory, not yet saved, with its language (detected from its words, else its
+    tenant's) and its full-text vector in that language (an expression the INSERT
     computes): ingest inserts a call's memories in one statement, ``memory_add`` one."""
     text = clean(content)
     if tier == "core":  # checked before writing anything, so a refusal breaks no transaction
         ensure_core_room(client.pk, text)
     observed = observed_at or timezone.now()
+    words = f"{title} {text}"
+    language = memory_language(words, client.tenant.language)
     return Memory(
         tenant_id=client.tenant_id,
         client=client,
@@ -211,8 +270,8 @@ def memory_build(
         occurred_precision=occurred.precision if occurred else "",
         context=clean(context),
         search_vector=search_vector_for(
-            f"{title} {text}",
-            client.tenant.language,
+            words,
+            text_config(language),
             client.pk,
             tenant=client.tenant,
             speaker=speaker,
@@ -235,13 +294,17 @@ def memory_build(
     )
 
 
-# Counts each lexeme of these memories once per memory, and each client's memories (the row
-# "<12 hex>:"), in one statement; in lexeme order, so two writers never deadlock.
+# Counts each lexeme of these memories once per memory, each client's memories (the row
+# "<12 hex>:") and those it has in each text search configuration (the row "<12 hex>:
+# <config>": no lexeme holds a space), in one statement; in lexeme order, so two writers
+# never deadlock.
+_SCOPE = "left(replace(m.client_id::text, '-', ''), 12)"
 _LEXEMES_COUNT = (
-    "INSERT INTO memories_lexemecount (lexeme, documents) "
+    "INSERT INTO memories_lexemecount (lexeme, documents) "  # noqa: S608
     "SELECT lexeme, count(*) FROM (SELECT unnest(tsvector_to_array(m.search_vector)) AS lexeme "
     "FROM memories_memory m WHERE m.id = ANY(%s) UNION ALL "
-    "SELECT left(replace(m.client_id::text, '-', ''), 12) || ':' FROM memories_memory m "
+    f"SELECT {_SCOPE} || ':' FROM memories_memory m WHERE m.id = ANY(%s) UNION ALL "
+    f"SELECT {_SCOPE} || ': ' || {config_sql('m.language')} FROM memories_memory m "
     "WHERE m.id = ANY(%s)) found GROUP BY lexeme ORDER BY lexeme "
     "ON CONFLICT (lexeme) DO UPDATE SET documents = memories_lexemecount.documents "
     "+ excluded.documents"
@@ -253,7 +316,7 @@ def lexemes_count(memory_ids: list) -> None:
     in the same transaction."""
     if memory_ids:
         with connection.cursor() as cursor:
-            cursor.execute(_LEXEMES_COUNT, [list(memory_ids), list(memory_ids)])
+            cursor.execute(_LEXEMES_COUNT, [list(memory_ids)] * 3)
 
 
 def client_lexemes_forget(client_ids) -> None:
