@@ -11,6 +11,7 @@ import pytest
 
 from memories.models import EmbeddingSpace, Memory, MemoryEmbedding
 from memories.services.embedding import local_model
+from memories.services.embedding.multilingual import MultilingualEmbedder
 from memoryhub import serving
 from memoryhub.observability.request_ids import HEADER
 
@@ -20,23 +21,23 @@ pytestmark = [
 ]
 
 
-class RecordingEmbedder(local_model.LocalEmbedder):
+class RecordingEmbedder(MultilingualEmbedder):
     """The shipped model, noting on which thread each call computed."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.threads_seen: list[str] = []
 
-    def embed(self, texts):
+    def embed(self, texts, *, input_type="document"):
         self.threads_seen.append(threading.current_thread().name)
-        return super().embed(texts)
+        return super().embed(texts, input_type=input_type)
 
 
 @pytest.fixture
 def embedder_on(monkeypatch):
     def install(threads: int, **kwargs) -> RecordingEmbedder:
         embedder = RecordingEmbedder(threads=threads, **kwargs)
-        monkeypatch.setattr(local_model, "_embedder", embedder)
+        monkeypatch.setitem(local_model._embedders, "local", embedder)
         return embedder
 
     return install

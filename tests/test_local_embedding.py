@@ -13,8 +13,8 @@ import pytest
 
 from memories.services.embedding.local_model import (
     MODEL_DIR,
-    LocalEmbedder,
     LocalModelError,
+    MiniLMEmbedder,
     get_local_embedder,
 )
 
@@ -27,8 +27,8 @@ MIN_BATCH_COSINE = 0.99999
 
 
 @pytest.fixture(scope="module")
-def embedder() -> LocalEmbedder:
-    return get_local_embedder()
+def embedder() -> MiniLMEmbedder:
+    return get_local_embedder("local-minilm")
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +61,7 @@ def test_text_past_256_tokens_is_truncated(embedder):
 
 
 def test_batched_equals_one_by_one(vectors):
-    small_batches = LocalEmbedder(batch_size=5)  # several batches, each padded differently
+    small_batches = MiniLMEmbedder(batch_size=5)  # several batches, each padded differently
     one_by_one = np.asarray([small_batches.embed([text])[0] for text in TEXTS])
     for batched in (vectors, np.asarray(small_batches.embed(TEXTS))):
         assert (batched * one_by_one).sum(axis=1).min() >= MIN_BATCH_COSINE
@@ -96,31 +96,31 @@ def test_tampered_model_file_is_refused(model_copy):
     data[len(data) // 2] ^= 0x01
     model.write_bytes(bytes(data))
     with pytest.raises(LocalModelError, match=r"model\.onnx differs from its manifest"):
-        LocalEmbedder(model_dir=model_copy).embed(["hello"])
+        MiniLMEmbedder(model_dir=model_copy).embed(["hello"])
 
 
 def test_missing_model_file_is_refused(model_copy):
     (model_copy / "tokenizer.json").unlink()
     with pytest.raises(LocalModelError, match=r"tokenizer\.json is missing"):
-        LocalEmbedder(model_dir=model_copy).embed(["hello"])
+        MiniLMEmbedder(model_dir=model_copy).embed(["hello"])
 
 
 def test_thread_count_from_the_environment_must_be_positive(monkeypatch):
     monkeypatch.setenv("MEMORYHUB_LOCAL_EMBEDDER_THREADS", "0")
     with pytest.raises(ValueError, match="MEMORYHUB_LOCAL_EMBEDDER_THREADS"):
-        LocalEmbedder().load()
+        MiniLMEmbedder().load()
 
 
 def test_concurrent_first_calls_load_once(monkeypatch):
     opened = []
-    original = LocalEmbedder._open
+    original = MiniLMEmbedder._open
 
     def counting_open(self):
         opened.append(self)
         return original(self)
 
-    monkeypatch.setattr(LocalEmbedder, "_open", counting_open)
-    fresh, start = LocalEmbedder(threads=1), threading.Barrier(4)
+    monkeypatch.setattr(MiniLMEmbedder, "_open", counting_open)
+    fresh, start = MiniLMEmbedder(threads=1), threading.Barrier(4)
     results: list[list[list[float]]] = []
 
     def worker() -> None:
@@ -137,4 +137,4 @@ def test_concurrent_first_calls_load_once(monkeypatch):
 
 
 def test_one_embedder_per_process():
-    assert get_local_embedder() is get_local_embedder()
+    assert get_local_embedder("local-minilm") is get_local_embedder("local-minilm")

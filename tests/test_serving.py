@@ -89,11 +89,11 @@ FORKED = textwrap.dedent(
     import json, os, sys
     from pathlib import Path
     from memoryhub import embedded_db
-    from memories.services.embedding.local_model import LocalEmbedder
+    from memories.services.embedding.multilingual import MultilingualEmbedder
 
     data = Path(sys.argv[1])
     embedded_db.start(data)
-    embedder = LocalEmbedder(threads=1)
+    embedder = MultilingualEmbedder(threads=1)
     before = embedder.embed(["I prefer to be contacted by email."])[0]
     read, write = os.pipe()
     child = os.fork()

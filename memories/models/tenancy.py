@@ -44,6 +44,18 @@ class Tenant(models.Model):
         default=False, help_text="Content is encrypted at rest with a key per client."
     )
     vector_search_enabled = models.BooleanField(default=True)
+    # The space this tenant's memories are searched, deduplicated and related in while the
+    # configured model's space is being filled for them (a model change): see
+    # memories.services.embedding.spaces. Empty: the configured model's own.
+    embedding_space = models.ForeignKey(
+        "memories.EmbeddingSpace",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="Set while a new embedding model's vectors are filled in: searches use this "
+        "space until every memory has a vector of the new model.",
+    )
     webhook_plaintext_allowed = models.BooleanField(
         default=False,
         help_text="Encrypted tenants: webhook deliveries carry what clients said (in clear, "

@@ -1,9 +1,13 @@
-"""Offline sentence embeddings: all-MiniLM-L6-v2 on onnxruntime, with no key and no network.
+"""Offline sentence embeddings on onnxruntime, with no key and no network.
 
-The files under ``memories/local_model/`` are made once by ``tools/build_local_model.py``
-from the verified upstream weights. This module reproduces sentence-transformers' pipeline
-for that model: WordPiece tokens truncated at 256, the transformer, mean pooling over the
-attention mask, L2 normalisation.
+Two models: multilingual-e5-small, the default (``multilingual``, provider ``local``), and
+all-MiniLM-L6-v2 (English, provider ``local-minilm``), the default before it, which an
+installation keeps searching with until its memories have vectors of the new model
+(``memories.services.embedding.spaces``). Both are an encoder, mean pooling over the
+attention mask and L2 normalisation (``OnnxEmbedder``). MiniLM's files under
+``memories/local_model/`` are made once by ``tools/build_local_model.py`` from the verified
+upstream weights, reproducing sentence-transformers' pipeline for it: WordPiece tokens
+truncated at 256, the transformer, the pooling.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import hashlib
 import json
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,10 +73,15 @@ def _release_freed_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
-class LocalEmbedder:
+class OnnxEmbedder:
+    """An encoder on onnxruntime with mean pooling and L2 normalisation: what the offline
+    models share. A subclass says how its files are checked and loaded (``_open``) and how
+    a text becomes token ids and the session's inputs (``_tokens``, ``_feeds``)."""
+
     provider = "local"
-    model = "all-MiniLM-L6-v2"
+    model = ""
     dimension = 384
+    default_dir: Path = MODEL_DIR
 
     def __init__(
         self,
@@ -81,11 +91,11 @@ class LocalEmbedder:
         batch_size: int = BATCH_SIZE,
         max_batch_tokens: int = MAX_BATCH_TOKENS,
     ) -> None:
-        self.model_dir = Path(model_dir) if model_dir is not None else MODEL_DIR
+        self.model_dir = Path(model_dir) if model_dir is not None else self.default_dir
         self.batch_size = batch_size
         self.max_batch_tokens = max_batch_tokens
         self._threads = threads
-        self._runtime: _Runtime | None = None
+        self._runtime: Any = None
         self._pid = 0
         self._lock = threading.Lock()
 
@@ -98,40 +108,52 @@ class LocalEmbedder:
         """The threads one ``embed`` computes on."""
         return self._threads or _threads_from_env()
 
-    def embed(self, texts: list[str]) -> list[list[float]]:
+    def embed(self, texts: list[str], *, input_type: str = "document") -> list[list[float]]:
+        """Unit vectors of ``texts``; ``input_type`` is ``query`` for a search's text,
+        ``document`` for what is stored (models trained with prefixes use them)."""
         if not texts:
             return []
         runtime = self._load()
-        encodings = runtime.tokenizer.encode_batch(list(texts))
-        vectors = np.empty((len(encodings), self.dimension), dtype=np.float32)
-        batch: list[int] = []
+        tokens = self._tokens(runtime, list(texts), input_type)
+        vectors = np.empty((len(tokens), self.dimension), dtype=np.float32)
+        batches: list[list[int]] = [[]]
         # Shortest first, so similar lengths share a batch and the newest member is the longest.
-        for i in sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids)):
-            padded = (len(batch) + 1) * len(encodings[i].ids)
+        for i in sorted(range(len(tokens)), key=lambda i: len(tokens[i])):
+            batch = batches[-1]
+            padded = (len(batch) + 1) * len(tokens[i])
             if batch and (len(batch) == self.batch_size or padded > self.max_batch_tokens):
-                vectors[batch] = self._run(runtime, [encodings[j] for j in batch])
-                batch = []
+                batches.append(batch := [])
             batch.append(i)
-        vectors[batch] = self._run(runtime, [encodings[j] for j in batch])
-        return vectors.tolist()
+        serial = getattr(runtime, "serial", None)
+        if serial is not None and len(batches) > 1:
+            # One batch per core at a time, each on one thread: a small product does not
+            # split well over threads (measured: bench/local_embedder.py).
+            with ThreadPoolExecutor(self.threads, thread_name_prefix="memoryhub-embed") as pool:
+                done = pool.map(
+                    lambda b: self._run(runtime, [tokens[j] for j in b], serial), batches
+                )
+                for batch, result in zip(batches, done, strict=True):
+                    vectors[batch] = result
+        else:
+            for batch in batches:
+                vectors[batch] = self._run(runtime, [tokens[j] for j in batch])
+        return self._finish(runtime, vectors, input_type, texts).tolist()
 
-    def _run(self, runtime: _Runtime, encodings: list) -> np.ndarray:
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(encodings), width), dtype=np.int64)  # 0 is [PAD]
+    def _run(self, runtime: Any, tokens: list[list[int]], session: Any = None) -> np.ndarray:
+        width = max(len(t) for t in tokens)
+        ids = np.full((len(tokens), width), self._pad_id(runtime), dtype=np.int64)
         mask = np.zeros_like(ids)
-        for row, encoding in enumerate(encodings):
-            ids[row, : len(encoding.ids)] = encoding.ids
-            mask[row, : len(encoding.ids)] = 1
-        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        (hidden,) = runtime.session.run(
-            ["last_hidden_state"], {k: v for k, v in feeds.items() if k in runtime.input_names}
-        )
+        for row, row_ids in enumerate(tokens):
+            ids[row, : len(row_ids)] = row_ids
+            mask[row, : len(row_ids)] = 1
+        feeds = self._feeds(runtime, ids, mask)
+        (hidden,) = (session or runtime.session).run(["last_hidden_state"], feeds)
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return pooled / np.clip(norms, 1e-12, None)
 
-    def _load(self) -> _Runtime:
+    def _load(self) -> Any:
         # A forked worker must not reuse its parent's session: onnxruntime's thread pools do
         # not survive fork.
         runtime = self._runtime
@@ -142,47 +164,41 @@ class LocalEmbedder:
                 self._runtime, self._pid = self._open(), os.getpid()
             return self._runtime
 
-    def _open(self) -> _Runtime:
-        manifest = self._verified_manifest()
+    def _session(self, path: Path, threads: int | None = None) -> Any:
         # Imported here so that importing this module stays cheap for processes that never embed.
         import onnxruntime
-        from tokenizers import Tokenizer
-
-        tokenizer = Tokenizer.from_file(str(self.model_dir / manifest["tokenizer"]))
-        # The shipped tokenizer.json is upstream's, which pads and truncates to 128; the model
-        # card's 256 is what sentence-transformers applies.
-        tokenizer.no_padding()
-        tokenizer.enable_truncation(max_length=int(manifest["max_seq_length"]))
 
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = self.threads
+        options.intra_op_num_threads = threads or self.threads
         options.inter_op_num_threads = 1
         # Measured: no slower here, and a batch of long texts no longer pins ~300 MB for good.
         options.enable_cpu_mem_arena = False
-        # Constant folding also turns the int8-stored weights back into fp32, once, here.
+        # Constant folding also turns weights stored small back into what the kernels take,
+        # once, here.
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
         session = onnxruntime.InferenceSession(
-            str(self.model_dir / manifest["model"]), options, providers=["CPUExecutionProvider"]
+            str(path), options, providers=["CPUExecutionProvider"]
         )
         _release_freed_memory()
-        names = frozenset(i.name for i in session.get_inputs())
-        return _Runtime(session=session, tokenizer=tokenizer, input_names=names)
+        return session
 
-    def _verified_manifest(self) -> dict:
+    def _verified_manifest(self, expected: dict) -> dict:
+        """The manifest, checked to describe this model, with every file it lists present and
+        matching its sha256."""
         path = self.model_dir / MANIFEST
         if not path.is_file():
             raise LocalModelError(
-                f"local embedding model: {path} is missing; restore memories/local_model/ "
-                "or rebuild it with tools/build_local_model.py"
+                f"local embedding model: {path} is missing; restore {self.model_dir} "
+                "from the repository or rebuild it with the tool its manifest names"
             )
         try:
             manifest = json.loads(path.read_text(encoding="utf-8"))
             files: dict[str, str] = dict(manifest["files"])
-            needed = {manifest["model"], manifest["tokenizer"]}
+            needed = {manifest[key] for key in ("model", "tokenizer") if key in manifest}
             int(manifest["max_seq_length"])
         except (ValueError, KeyError, TypeError) as exc:
             raise LocalModelError(f"local embedding model: {path} is not a valid manifest") from exc
-        expected = {"dimension": self.dimension, "pooling": "mean", "normalize": True}
+        expected = {"dimension": self.dimension, "pooling": "mean", "normalize": True, **expected}
         if any(manifest.get(key) != value for key, value in expected.items()) or not (
             needed <= files.keys()
         ):
@@ -197,19 +213,78 @@ class LocalEmbedder:
             if _sha256(file) != sha256:
                 raise LocalModelError(
                     f"local embedding model: {file} differs from its manifest (sha256 mismatch); "
-                    "restore it or rebuild with tools/build_local_model.py"
+                    f"restore it or rebuild with {manifest.get('built_by', 'its build tool')}"
                 )
         return manifest
 
+    # What a model defines.
 
-_embedder: LocalEmbedder | None = None
+    def _open(self) -> Any:
+        raise NotImplementedError
+
+    def _tokens(self, runtime: Any, texts: list[str], input_type: str) -> list[list[int]]:
+        raise NotImplementedError
+
+    def _pad_id(self, runtime: Any) -> int:
+        return 0
+
+    def _finish(
+        self, runtime: Any, vectors: np.ndarray, input_type: str, texts: list[str]
+    ) -> np.ndarray:
+        return vectors
+
+    def _feeds(self, runtime: Any, ids: np.ndarray, mask: np.ndarray) -> dict[str, np.ndarray]:
+        raise NotImplementedError
+
+
+class MiniLMEmbedder(OnnxEmbedder):
+    """all-MiniLM-L6-v2 (English): sentence-transformers' pipeline for it, WordPiece tokens
+    truncated at 256. The default before multilingual-e5-small; kept for installations whose
+    vectors are still in its space (``local-minilm``)."""
+
+    model = "all-MiniLM-L6-v2"
+
+    def _open(self) -> _Runtime:
+        manifest = self._verified_manifest({})
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(self.model_dir / manifest["tokenizer"]))
+        # The shipped tokenizer.json is upstream's, which pads and truncates to 128; the model
+        # card's 256 is what sentence-transformers applies.
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(max_length=int(manifest["max_seq_length"]))
+        session = self._session(self.model_dir / manifest["model"])
+        names = frozenset(i.name for i in session.get_inputs())
+        return _Runtime(session=session, tokenizer=tokenizer, input_names=names)
+
+    def _tokens(self, runtime: _Runtime, texts: list[str], input_type: str) -> list[list[int]]:
+        return [e.ids for e in runtime.tokenizer.encode_batch(texts)]
+
+    def _feeds(self, runtime: _Runtime, ids: np.ndarray, mask: np.ndarray) -> dict:
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        return {k: v for k, v in feeds.items() if k in runtime.input_names}
+
+
+_embedders: dict[str, OnnxEmbedder] = {}
 _embedder_lock = threading.Lock()
 
 
-def get_local_embedder() -> LocalEmbedder:
-    """The process-wide embedder: one ONNX session per process, loaded on first use."""
-    global _embedder
+def embedder_class(name: str) -> type[OnnxEmbedder]:
+    """The offline model of the provider ``name`` (``local`` or ``local-minilm``)."""
+    from memories.services.embedding.multilingual import MultilingualEmbedder
+
+    classes: dict[str, type[OnnxEmbedder]] = {
+        "local": MultilingualEmbedder,
+        "local-minilm": MiniLMEmbedder,
+    }
+    return classes[name]
+
+
+def get_local_embedder(name: str = "local") -> OnnxEmbedder:
+    """The process-wide embedder of a local provider: one ONNX session per process, loaded
+    on first use."""
     with _embedder_lock:
-        if _embedder is None:
-            _embedder = LocalEmbedder()
-        return _embedder
+        embedder = _embedders.get(name)
+        if embedder is None:
+            embedder = _embedders[name] = embedder_class(name)()
+        return embedder

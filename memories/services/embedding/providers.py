@@ -44,11 +44,16 @@ class ProviderSpec:
     model: str
     dimension: int
     key_setting: str | None  # the setting that holds its API key; None: needs none
+    space: str = ""  # the provider its vectors' space is named after; "": its own name
 
 
 # Every provider memoryhub knows: MEMORYHUB_EMBEDDING_PROVIDERS picks its chain from these.
+# Both offline models are the provider "local" in the spaces they fill, as all-MiniLM-L6-v2
+# was before multilingual-e5-small replaced it: an installation's existing vectors stay in
+# the space ("local", "all-MiniLM-L6-v2") they were written in.
 CATALOGUE: dict[str, ProviderSpec] = {
-    "local": ProviderSpec("all-MiniLM-L6-v2", 384, None),
+    "local": ProviderSpec("multilingual-e5-small", 384, None),
+    "local-minilm": ProviderSpec("all-MiniLM-L6-v2", 384, None, space="local"),
     "voyage": ProviderSpec("voyage-3-large", 1024, "VOYAGE_API_KEY"),
     "openai-large": ProviderSpec("text-embedding-3-large", 3072, "OPENAI_API_KEY"),
     "openai-small": ProviderSpec("text-embedding-3-small", 1536, "OPENAI_API_KEY"),
@@ -56,7 +61,8 @@ CATALOGUE: dict[str, ProviderSpec] = {
 
 
 class Provider(Protocol):
-    name: str
+    name: str  # its name in MEMORYHUB_EMBEDDING_PROVIDERS
+    space_provider: str  # the provider its embedding space is named after
     model: str
     dimension: int
     batch_size: int
@@ -66,20 +72,24 @@ class Provider(Protocol):
 
 
 class LocalProvider:
-    name = "local"
-    model = CATALOGUE["local"].model
-    dimension = CATALOGUE["local"].dimension
+    """One of the offline models (``local_model``): no key, no network."""
+
     batch_size = 256
     remote = False
+    space_provider = "local"
+
+    def __init__(self, name: str = "local") -> None:
+        self.name = name
+        self.model, self.dimension = CATALOGUE[name].model, CATALOGUE[name].dimension
 
     def embed(self, texts: list[str], *, input_type: str) -> list[list[float]]:
         from memories.services.embedding.local_model import get_local_embedder
 
-        return get_local_embedder().embed(texts)
+        return get_local_embedder(self.name).embed(texts, input_type=input_type)
 
 
 class VoyageProvider:
-    name = "voyage"
+    name = space_provider = "voyage"
     model = CATALOGUE["voyage"].model
     dimension = CATALOGUE["voyage"].dimension
     batch_size = 128
@@ -122,6 +132,7 @@ class OpenAIProvider:
         import openai
 
         self.name, self.model, self.dimension = name, model, dimension
+        self.space_provider = name
         self._client = openai.OpenAI(
             api_key=api_key, base_url=base_url or None, timeout=timeout, max_retries=0
         )
@@ -151,6 +162,7 @@ class Embedded:
 class EmbeddingChain:
     def __init__(self, providers: Sequence[Provider], **breaker_options):
         self.providers = list(providers)
+        self.breaker_options = breaker_options
         self.breakers = {
             p.name: CircuitBreaker(remote=getattr(p, "remote", True), **breaker_options)
             for p in self.providers
@@ -179,7 +191,7 @@ class EmbeddingChain:
                 raise
             breaker.release(permit, ok=True)
             metrics.provider_called("embedding", provider.name, ok=True, circuit=breaker.state)
-            return Embedded(provider.name, provider.model, provider.dimension, vectors)
+            return Embedded(provider.space_provider, provider.model, provider.dimension, vectors)
         raise AllProvidersFailed("; ".join(errors) or "no embedding provider configured")
 
     @staticmethod
@@ -216,8 +228,8 @@ class EmbeddingChain:
 def build_provider(name: str) -> Provider | None:
     """The provider called ``name``, or None when it lacks its key."""
     timeout = float(setting("EMBED_TIMEOUT"))
-    if name == "local":
-        return LocalProvider()
+    if name in {"local", "local-minilm"}:
+        return LocalProvider(name)
     if name == "voyage":
         if not settings.VOYAGE_API_KEY:
             return None
@@ -265,6 +277,9 @@ def reset_chain() -> None:
     with _chain_lock:
         _chain = None
     _known_spaces.clear()
+    from memories.services.embedding import spaces
+
+    spaces.reset()
 
 
 # Spaces are never deleted (vectors protect them), so a space once found stays valid for

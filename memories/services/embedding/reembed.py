@@ -6,6 +6,7 @@ from django.db import transaction
 
 from memories.models import Memory, MemoryEmbedding
 from memories.services.embedding import providers as embeddings
+from memories.services.embedding import spaces
 
 
 def memories_reembed(*, limit: int = 500, tenant_id=None, memory_ids=None) -> dict:
@@ -50,7 +51,9 @@ def memories_reembed(*, limit: int = 500, tenant_id=None, memory_ids=None) -> di
 
 
 def reembed_job(*, tenant_id=None, counts) -> None:
-    """Every waiting memory, a batch at a time, until none is left or providers fail."""
+    """Every waiting memory, a batch at a time, until none is left or providers fail; then
+    the memories of tenants still working in a previous model's space, with the configured
+    model (``spaces.backfill``), until they all have a vector in its space."""
     while True:
         result = memories_reembed(limit=500, tenant_id=tenant_id)
         counts.add("embedded", result["embedded"])
@@ -58,6 +61,15 @@ def reembed_job(*, tenant_id=None, counts) -> None:
             counts.add("failed", result["failed"])
             return
         if not result["embedded"]:
+            break
+    while True:
+        moved = spaces.backfill(limit=500, tenant_id=tenant_id)
+        counts.add("backfilled", moved["embedded"])
+        counts.add("moved_to_new_space", moved["moved"])
+        if moved["failed"]:
+            counts.add("failed", moved["failed"])
+            return
+        if not moved["embedded"]:
             return
 
 

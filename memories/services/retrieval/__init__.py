@@ -36,6 +36,7 @@ from memories.db import bound_cursor
 from memories.models import Memory
 from memories.selectors.memory import EVIDENCE_SQL, evidence_grouped
 from memories.services.embedding import providers as embeddings
+from memories.services.embedding import spaces
 from memories.services.retrieval.answers import expected_answer
 from memories.services.retrieval.statement import (
     COMPONENTS,
@@ -180,7 +181,7 @@ def _query_vector(client, query: str):
     if not client.tenant.vector_search_enabled or not query.strip():
         return None, None
     try:
-        result = embeddings.get_chain().embed([query], input_type="query")
+        result = spaces.working_chain(client.tenant).embed([query], input_type="query")
     except embeddings.EmbeddingError:
         return None, None  # full text still answers
     space = embeddings.known_space(result.provider, result.model)

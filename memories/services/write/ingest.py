@@ -70,7 +70,7 @@ def events_ingest(
     # A tenant with vector search off stores no vectors at all (README: encrypted tenants).
     pending = None
     if tenant.vector_search_enabled:
-        pending = embedding_started(prepared, known=_said_before(tenant, found, prepared))
+        pending = embedding_started(tenant, prepared, known=_said_before(tenant, found, prepared))
     for attempt in range(1, ATTEMPTS + 1):
         try:
             return _decide_and_store(user, tenant, found, prepared, pending, actor_label)

@@ -11,8 +11,8 @@ from concurrent.futures import Future
 
 from django.db import transaction
 
-from memories.models import EmbeddingSpace, Kind
-from memories.services.embedding import local_model
+from memories.models import EmbeddingSpace, Kind, Tenant
+from memories.services.embedding import local_model, spaces
 from memories.services.embedding import providers as embeddings
 from memories.services.extraction import heuristic as extraction
 from memories.services.write.prepare import Prepared
@@ -35,9 +35,10 @@ EMBEDDED_ALONGSIDE = 8
 def _alongside(chain: embeddings.EmbeddingChain, texts: list[str]) -> bool:
     if len(texts) > EMBEDDED_ALONGSIDE or not chain.providers:
         return False
-    if not isinstance(chain.providers[0], embeddings.LocalProvider):
+    local = chain.providers[0]
+    if not isinstance(local, embeddings.LocalProvider):
         return False
-    return local_model.get_local_embedder().threads < _cores()
+    return local_model.get_local_embedder(local.name).threads < _cores()
 
 
 @functools.cache
@@ -48,10 +49,9 @@ def _cores() -> int:
 class Embedding:
     """The vectors of a call's statements, being computed (or computed)."""
 
-    def __init__(self, texts: list[str], needed):
+    def __init__(self, texts: list[str], needed, chain: embeddings.EmbeddingChain):
         self.texts, self.needed = texts, needed
         self.future: Future[embeddings.Embedded] = Future()
-        chain = embeddings.get_chain()
         if not _alongside(chain, texts):
             self._run(chain)
             if self.future.exception() is None:  # its space, created out of the transaction
@@ -62,7 +62,7 @@ class Embedding:
             # commit, and two ingests holding it while they insert vectors deadlock.
             local = chain.providers[0]
             embeddings.space_for(
-                embeddings.Embedded(local.name, local.model, local.dimension, vectors=[])
+                embeddings.Embedded(local.space_provider, local.model, local.dimension, vectors=[])
             )
             # The request's context (its id, for the logs) goes with it; the thread never
             # touches the database.
@@ -99,13 +99,16 @@ class Embedding:
         return space
 
 
-def embedding_started(prepared: list[Prepared], *, known: set[tuple]) -> Embedding | None:
+def embedding_started(
+    tenant: Tenant, prepared: list[Prepared], *, known: set[tuple]
+) -> Embedding | None:
     """Vectors for the statements that need one: each distinct text once, none for a typed
     statement a memory already says word for word (``known``: it is restated; an episode
-    said again on another day is another episode, and gets its vector)."""
+    said again on another day is another episode, and gets its vector). In the space the
+    tenant works in (``spaces.working_chain``)."""
 
     def needed(p: Prepared, c: extraction.Candidate) -> bool:
         return c.kind == Kind.EPISODIC or (p.item.client, c.content) not in known
 
     texts = list(dict.fromkeys(c.content for p in prepared for c in p.candidates if needed(p, c)))
-    return Embedding(texts, needed) if texts else None
+    return Embedding(texts, needed, spaces.working_chain(tenant)) if texts else None
