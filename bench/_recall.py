@@ -200,22 +200,29 @@ def compare(
     measure: Callable[[Server], dict],
     baselines: Callable[[], dict[str, dict]] | None,
 ) -> None:
-    """The baselines if asked, then every configuration on a fresh server; the figures side
-    by side, and in ``--json``."""
+    """The baselines if asked, then every configuration on a fresh server (its data folder
+    kept); the figures side by side, and in ``--json``."""
     runs: list[Configuration] = configurations(args)
     # First: they need no server, and a missing rank-bm25 stops the run before the long part.
     raw = baselines() if baselines else {}
     figures: dict[str, dict] = {}
+    data: dict[str, str] = {}
     for configuration in runs:
-        with serve(configuration, tenant=tenant) as server:
+        with serve(configuration, tenant=tenant, keep=True) as server:
             figures[configuration.label] = measure(server)
+            data[configuration.label] = str(server.data)
     with_ingest_ratio(figures)
     print()
     print(table({**figures, **raw}))
     if args.json:
         document = {
             "configurations": {
-                c.label: {"tree": str(c.tree), "environment": c.environment, **figures[c.label]}
+                c.label: {
+                    "tree": str(c.tree),
+                    "environment": c.environment,
+                    "data_dir": data[c.label],
+                    **figures[c.label],
+                }
                 for c in runs
             },
             "baselines": raw,

@@ -3,8 +3,9 @@
 A configuration is a checkout (``--tree``, default this one: e.g. a ``git worktree`` of an
 older commit, run with this interpreter) and environment variables (``--config
 LABEL=VAR=VALUE[,VAR=VALUE]``). Each gets a fresh embedded PostgreSQL in a temporary folder,
-``manage.py serve --no-demo --no-worker`` with throttling off and a SUPERVISOR key; the
-folder goes once the server and its database have stopped. Several trees and several
+``manage.py serve --no-demo --no-worker`` with throttling off and a SUPERVISOR key. Once the
+server and its database have stopped the folder goes, or stays when asked to (a recall
+run's, for bench/ranking_weights.py to search again). Several trees and several
 configurations make a grid: every tree with every configuration.
 """
 
@@ -114,6 +115,7 @@ class Server:
     key: str
     configuration: Configuration
     environment: dict[str, str]
+    data: Path  # MEMORYHUB_DATA_DIR: the embedded database and the secret key
 
     def manage(self, *arguments: str) -> str:
         """A management command of the server's checkout, on its database; its output."""
@@ -131,8 +133,12 @@ class Server:
 
 
 @contextmanager
-def serve(configuration: Configuration, *, tenant: str = "bench") -> Iterator[Server]:
-    data = Path(tempfile.mkdtemp(prefix="memoryhub-bench-"))
+def serve(
+    configuration: Configuration, *, tenant: str = "bench", keep: bool = False
+) -> Iterator[Server]:
+    """A fresh server for the configuration, its key for ``tenant``; its data folder is kept
+    after it stops if ``keep``."""
+    data = Path(tempfile.mkdtemp(prefix=f"memoryhub-{tenant}-"))
     environment = {
         **os.environ,
         "MEMORYHUB_DATA_DIR": str(data),
@@ -144,12 +150,12 @@ def serve(configuration: Configuration, *, tenant: str = "bench") -> Iterator[Se
     environment.update(configuration.environment)
     started = time.monotonic()
     port = free_port()
-    server = Server(f"http://127.0.0.1:{port}/", "", configuration, environment)
+    server = Server(f"http://127.0.0.1:{port}/", "", configuration, environment, data)
     server.manage("migrate", "-v", "0")
     key = server.manage(
         "create_api_key", "--tenant", tenant, "--user", "bench", "--role", "SUPERVISOR"
     ).strip()
-    server = Server(server.url, key, configuration, environment)
+    server = Server(server.url, key, configuration, environment, data)
     process = subprocess.Popen(  # noqa: S603
         [sys.executable, "manage.py", "serve", f"127.0.0.1:{port}", "--no-demo", "--no-worker"],
         cwd=configuration.tree,
@@ -174,7 +180,10 @@ def serve(configuration: Configuration, *, tenant: str = "bench") -> Iterator[Se
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        _remove(data)
+        if keep:
+            print(f"[{configuration.label}] its data stays in {data}", file=sys.stderr)
+        else:
+            _remove(data)
 
 
 def _remove(data: Path, timeout: float = 60.0) -> None:

@@ -10,7 +10,8 @@ with those variables and throttling off, and a SUPERVISOR key (bench/_server.py)
 ``beam_eval.py --chats N`` (see its docstring: recall@5/10/20 of the user's evidence, text
 recall, per question type, knowledge updates, the ingest rate through the batch endpoint),
 nonsense queries, duplicates in the top 10 and what was stored. The figures are printed side
-by side, with each ingest rate's ratio to the first configuration's.
+by side, with each ingest rate's ratio to the first configuration's. Each server's data
+folder stays (``/tmp/memoryhub-beam-*``, printed): remove it when done.
 
 ``--baselines`` also runs ``beam_baselines.py --chats N`` (BM25, dense with the shipped
 MiniLM and RRF over the raw user messages; it needs ``pip install rank-bm25``).

@@ -11,7 +11,8 @@ each ``--tree``; default: this checkout with the defaults) gets a fresh embedded
 key (see bench/_server.py), then ``locomo_eval.py`` (see its docstring for the figures:
 recall@5/10/20, text recall, per category, the ingest rate through the batch endpoint),
 nonsense queries, duplicates in the top 10 and what was stored. The figures are printed
-side by side, with each ingest rate's ratio to the first configuration's.
+side by side, with each ingest rate's ratio to the first configuration's. Each server's
+data folder stays (``/tmp/memoryhub-locomo-*``, printed) for bench/ranking_weights.py.
 
 ``--baselines`` also runs ``locomo_baselines.py`` (BM25, dense with the shipped MiniLM and
 RRF over the raw turns; it needs ``pip install rank-bm25``) on the same conversations.
