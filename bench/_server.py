@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -103,6 +104,9 @@ def wait_healthy(url: str, server: subprocess.Popen, timeout: float = 180.0) -> 
             with urllib.request.urlopen(url + "api/v1/health/", timeout=5) as answer:  # noqa: S310
                 if answer.status == 200:
                     return
+        except urllib.error.HTTPError as error:
+            if error.code == 500:  # a configuration the app cannot run with: its log says why
+                raise SystemExit(f"the server at {url} fails (500): see its log above") from None
         except OSError:
             pass
         time.sleep(1)
@@ -124,7 +128,7 @@ class Server:
             cwd=self.configuration.tree,
             env=self.environment,
             check=True,
-            capture_output=True,
+            stdout=subprocess.PIPE,  # its errors go through: a configuration may be wrong
             text=True,
         ).stdout
 
@@ -151,19 +155,20 @@ def serve(
     started = time.monotonic()
     port = free_port()
     server = Server(f"http://127.0.0.1:{port}/", "", configuration, environment, data)
-    server.manage("migrate", "-v", "0")
-    key = server.manage(
-        "create_api_key", "--tenant", tenant, "--user", "bench", "--role", "SUPERVISOR"
-    ).strip()
-    server = Server(server.url, key, configuration, environment, data)
-    process = subprocess.Popen(  # noqa: S603
-        [sys.executable, "manage.py", "serve", f"127.0.0.1:{port}", "--no-demo", "--no-worker"],
-        cwd=configuration.tree,
-        env=environment,
-        stdout=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    process = None
     try:
+        server.manage("migrate", "-v", "0")
+        key = server.manage(
+            "create_api_key", "--tenant", tenant, "--user", "bench", "--role", "SUPERVISOR"
+        ).strip()
+        server = Server(server.url, key, configuration, environment, data)
+        process = subprocess.Popen(  # noqa: S603
+            [sys.executable, "manage.py", "serve", f"127.0.0.1:{port}", "--no-demo", "--no-worker"],
+            cwd=configuration.tree,
+            env=environment,
+            stdout=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         wait_healthy(server.url, process)
         settings = " ".join(f"{k}={v}" for k, v in configuration.environment.items())
         print(
@@ -174,12 +179,13 @@ def serve(
         )
         yield server
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        if process is not None:
+            process.terminate()
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
         if keep:
             print(f"[{configuration.label}] its data stays in {data}", file=sys.stderr)
         else:
