@@ -3,13 +3,13 @@ wrote) and the shipped ``memory_eval`` set (facts that change over time: the sta
 
     python bench/ranking_weights.py DATA_DIR [--weights '{"name": {...}, ...}']
 
-DATA_DIR is an embedded database that ``bench/locomo.py`` left behind (it prints nothing
-about it; the newest ``/tmp/memoryhub-locomo-*`` is the last run's): its LoCoMo clients are
-searched again, in process, with each weighting (no re-ingest), and the figures computed
-as ``locomo_eval.py`` computes them. ``memory_eval`` runs in the same database, rolled back.
-A variant is overrides of ``memories.services.retrieval.DEFAULT_WEIGHTS``; its UPPER CASE
-keys are memoryhub settings instead (``{"TEXT_SCALE": "query", "text": 0.3}``), set for
-that variant alone.
+DATA_DIR is an embedded database that ``bench/locomo.py`` left behind (it prints where, one
+``/tmp/memoryhub-locomo-*`` per configuration; set that configuration's variables here too):
+its LoCoMo clients are searched again, in process, with each weighting (no re-ingest), and
+the figures computed as ``locomo_eval.py`` computes them. ``memory_eval`` runs in the same
+database, rolled back. A variant is overrides of
+``memories.services.retrieval.DEFAULT_WEIGHTS``; its UPPER CASE keys are memoryhub settings
+instead (``{"TEXT_SCALE": "query", "text": 0.3}``), set for that variant alone.
 """
 
 from __future__ import annotations
