@@ -110,9 +110,15 @@ def backfill(*, limit: int = 500, tenant_id=None) -> dict:
     moving = Tenant.objects.filter(embedding_space__isnull=False, vector_search_enabled=True)
     if tenant_id is not None:
         moving = moving.filter(pk=tenant_id)
+    if not moving.exists():
+        return counts
+    # Its space and index are made in a transaction of their own, before the batches'.
+    first = chain.providers[0]
+    space = embeddings.space_for(
+        embeddings.Embedded(first.space_provider, first.model, first.dimension, vectors=[])
+    )
     for tenant in moving:
-        space = EmbeddingSpace.objects.filter(provider=spec[0], model=spec[1]).first()
-        if space is not None and tenant.embedding_space_id == space.pk:
+        if tenant.embedding_space_id == space.pk:
             _move(tenant, counts)
             continue
         with transaction.atomic():
@@ -132,7 +138,6 @@ def backfill(*, limit: int = 500, tenant_id=None) -> dict:
                     # A fallback answered: its vectors are not the configured model's.
                     counts["failed"] += len(batch)
                     return counts
-                space = embeddings.space_for(result)
                 MemoryEmbedding.objects.bulk_create(
                     [
                         MemoryEmbedding(
@@ -147,7 +152,7 @@ def backfill(*, limit: int = 500, tenant_id=None) -> dict:
                     ignore_conflicts=True,
                 )
                 counts["embedded"] += len(batch)
-        if space is not None and not missing(tenant.pk, space).exists():
+        if not missing(tenant.pk, space).exists():
             _move(tenant, counts)
         if counts["embedded"] >= limit:
             break
