@@ -1,74 +1,103 @@
-"""Offline embedder: load time and throughput on 1,000 short sentences on this machine.
+"""The offline embedders side by side: load time, conversational turns per second in one
+call, and one text per call (a search's query), on this machine, in one run.
 
-.venv/bin/python bench/local_embedder.py
+    .venv/bin/python bench/local_embedder.py [--turns 600] [--rounds 3] [--threads N]
+
+The turns are real ones: LoCoMo's development conversations (``../shared/benchmarks/``;
+not in the repository), else the team's own ``memory_eval`` conversations. Each model is
+measured in turn, round after round (a busy machine slows both alike); the figures are
+medians, and the ratio is against ``local-minilm``, the embedder shipped before
+multilingual-e5-small. ``--threads`` sets ``MEMORYHUB_LOCAL_EMBEDDER_THREADS`` (default:
+every core, as a worker or a script embeds; ``serve`` gives each request one).
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
-import random
+import statistics
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-from memories.services.embedding.local_model import THREADS_ENV, LocalEmbedder
+from memories.services.embedding.local_model import (  # noqa: E402
+    THREADS_ENV,
+    OnnxEmbedder,
+    embedder_class,
+)
 
-SUBJECTS = ["The client", "My adviser", "Our family", "The heir", "A new customer", "She", "He"]
-VERBS = ["wants to", "prefers to", "plans to", "asked to", "decided to", "hopes to"]
-ACTIONS = [
-    "retire early",
-    "buy a flat in Milan",
-    "sell the bond fund",
-    "open a savings account",
-    "reduce portfolio risk",
-    "move to Madrid",
-    "pay off the mortgage",
-    "donate to charity",
-]
-WHEN = ["next year", "this spring", "before the summer", "in 2030", "soon", "after the audit"]
+LOCOMO = ROOT.parent / "shared" / "benchmarks" / "locomo" / "locomo_dev.json"
+OWN = ROOT / "memories" / "evaluation" / "data" / "conversations.json"
+MODELS = ("local-minilm", "local")
 
 
-def sentences(count: int) -> list[str]:
-    rng = random.Random(0)
-    return [
-        f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(ACTIONS)} {rng.choice(WHEN)}."
-        for _ in range(count)
-    ]
+def turns(count: int) -> tuple[str, list[str]]:
+    if LOCOMO.is_file():
+        found: list[str] = []
+
+        def walk(node) -> None:
+            if isinstance(node, dict):
+                if isinstance(node.get("text"), str):
+                    found.append(node["text"])
+                for value in node.values():
+                    walk(value)
+            elif isinstance(node, list):
+                for value in node:
+                    walk(value)
+
+        walk(json.loads(LOCOMO.read_text(encoding="utf-8")))
+        return "LoCoMo turns", found[:count]
+    data = json.loads(OWN.read_text(encoding="utf-8"))
+    texts = [e["content"] for c in data["clients"] for s in c["sessions"] for e in s["events"]]
+    return "memory_eval turns", texts[:count]
 
 
 def main() -> None:
-    texts = sentences(1000)
-    embedder = LocalEmbedder()
-    started = time.perf_counter()
-    embedder.load()
-    load = time.perf_counter() - started
-
-    started = time.perf_counter()
-    embedder.embed(texts[:1])
-    first = time.perf_counter() - started
-
-    runs = []
-    for _ in range(3):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=600)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--threads", type=int)
+    args = parser.parse_args()
+    if args.threads:
+        os.environ[THREADS_ENV] = str(args.threads)
+    source, texts = turns(args.turns)
+    embedders: dict[str, OnnxEmbedder] = {name: embedder_class(name)() for name in MODELS}
+    load: dict[str, float] = {}
+    for name, embedder in embedders.items():
         started = time.perf_counter()
-        embedder.embed(texts)
-        runs.append(time.perf_counter() - started)
-    best = min(runs)
-
-    started = time.perf_counter()
-    for text in texts[:100]:
-        embedder.embed([text])
-    single = (time.perf_counter() - started) / 100
-
-    print(f"threads: {os.environ.get(THREADS_ENV) or os.cpu_count()} (cpus: {os.cpu_count()})")
-    print(f"load (verify sha256 + session): {load:.3f} s")
-    print(f"first call, one sentence:       {first * 1000:.1f} ms")
+        embedder.load()
+        load[name] = time.perf_counter() - started
+        embedder.embed(texts[:8])  # warm
+    batched: dict[str, list[float]] = {name: [] for name in MODELS}
+    single: dict[str, list[float]] = {name: [] for name in MODELS}
+    for _ in range(args.rounds):
+        for name, embedder in embedders.items():
+            started = time.perf_counter()
+            embedder.embed(texts)
+            batched[name].append(len(texts) / (time.perf_counter() - started))
+            started = time.perf_counter()
+            for text in texts[:50]:
+                embedder.embed([text], input_type="query")
+            single[name].append((time.perf_counter() - started) / 50 * 1000)
+    threads = embedders["local"].threads
     print(
-        f"1,000 short sentences, batched: {best:.2f} s best of 3 -> {len(texts) / best:.0f} "
-        f"sentences/s (runs: {', '.join(f'{r:.2f}' for r in runs)} s)"
+        f"{len(texts)} {source}, {args.rounds} rounds, {threads} threads (cpus: {os.cpu_count()})"
     )
-    print(f"one sentence per call:          {single * 1000:.1f} ms")
+    print(
+        f"{'model':28} {'load s':>7} {'turns/s':>8} {'ratio':>6} {'one text ms':>12} {'ratio':>6}"
+    )
+    base_rate = statistics.median(batched["local-minilm"])
+    base_single = statistics.median(single["local-minilm"])
+    for name, embedder in embedders.items():
+        rate, one = statistics.median(batched[name]), statistics.median(single[name])
+        print(
+            f"{embedder.model:28} {load[name]:7.2f} {rate:8.1f} {rate / base_rate:6.2f} "
+            f"{one:12.1f} {one / base_single:6.2f}"
+        )
 
 
 if __name__ == "__main__":

