@@ -10,10 +10,12 @@ from django.conf import settings
 
 DEFAULTS: dict[str, Any] = {
     # write path
+    # Cosines are the default model's (multilingual-e5-small, centred: docs/decisions.md);
+    # all-MiniLM-L6-v2's were 0.92, 0.80, 0.5 and the floor's 0.35.
     "DEDUP_THRESHOLD": 0.92,  # cosine at or above which a new statement is a duplicate
-    "EXTEND_THRESHOLD": 0.80,  # cosine at or above which a new statement extends an old one
+    "EXTEND_THRESHOLD": 0.70,  # cosine at or above which a new statement extends an old one
     # below EXTEND_THRESHOLD, a neighbour this close still extends when its words say so
-    "EXTEND_CANDIDATE_FLOOR": 0.5,
+    "EXTEND_CANDIDATE_FLOOR": 0.4,
     "MAX_EVENT_CHARS": 65_536,
     "MAX_BATCH_EVENTS": 500,
     "EXTRACTOR": "heuristic",  # or "llm"
@@ -36,12 +38,12 @@ DEFAULTS: dict[str, Any] = {
     # an answer needs a result this close in meaning (cosine), or holding this share of the
     # query's word weight, or this far closer than the candidates' median: a query that
     # matches nothing gets nothing (retrieval.Floor; measured in docs/decisions.md)
-    "SEARCH_FLOOR_SEMANTIC": 0.35,
+    "SEARCH_FLOOR_SEMANTIC": 0.15,
     "SEARCH_FLOOR_COVERAGE": 0.3,
     "SEARCH_FLOOR_GAP": 0.11,
     # what a word of the turn a memory answers counts for beside one of its own
     "TEXT_CONTEXT_WEIGHT": 0.5,
-    "TEXT_SCALE": "best",  # BM25 scaled by the best candidate's ("best") or the query's ("query")
+    "TEXT_SCALE": "query",  # BM25 scaled by the query's word weight ("query") or the best candidate's ("best")
     "RECENCY_HALF_LIFE_DAYS": 14.0,
     "RANK_EVIDENCE_WEIGHT": 0.05,  # the ranking refresh adds evidence to the read weights
     # tiers (seed 000 §1.1)

@@ -4,7 +4,10 @@ the new model's; once every memory has one there, the tenant moves to it."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from django.core.management import call_command
 
 from memories.models import EmbeddingSpace, MemoryEmbedding
 from memories.services.embedding.providers import reset_chain
@@ -78,3 +81,17 @@ def test_a_tenant_on_the_configured_models_space_is_left_alone(settings, persona
     assert run.counts.get("backfilled", 0) == 0 and run.counts["moved_to_new_space"] == 1
     tenant.refresh_from_db()
     assert tenant.embedding_space is None
+
+
+def test_the_command_shows_what_each_tenant_waits_for(on_minilm):
+    out = io.StringIO()
+    call_command("embedding_spaces", stdout=out)
+    text = out.getvalue()
+    assert "configured model: local/multilingual-e5-small" in text
+    assert "space local/all-MiniLM-L6-v2 (384): 2 vectors" in text
+    assert f"tenant {on_minilm.slug}: searches local/all-MiniLM-L6-v2 (384); 2 memories" in text
+
+    job_run("reembed")
+    out = io.StringIO()
+    call_command("embedding_spaces", stdout=out)
+    assert "every tenant works in the configured model's space" in out.getvalue()

@@ -24,6 +24,20 @@ def test_voyage_answers_first(remote_providers):
     assert request["body"]["input_type"] == "document"
 
 
+def test_a_query_asked_again_is_not_embedded_again(remote_providers):
+    chain = get_chain()
+    first = chain.embed(["Where does she live?"], input_type="query")
+    assert chain.embed(["Where does she live?"], input_type="query") == first
+    chain.embed(["Where does he live?"], input_type="query")
+    chain.embed(["Where does she live?"])  # a document is always embedded
+    assert [r["body"]["input"] for r in remote_providers.requests] == [
+        ["Where does she live?"],
+        ["Where does he live?"],
+        ["Where does she live?"],
+    ]
+    assert remote_providers.requests[0]["body"]["input_type"] == "query"
+
+
 @pytest.mark.parametrize("failure", ["429", "500", "timeout", "short", "wrong_dim"])
 def test_a_failing_provider_fails_over_to_the_next(remote_providers, failure):
     remote_providers.script.extend([failure])

@@ -140,8 +140,9 @@ def test_near_misses_never_fuse_with_the_real_model(personas):
     memories_reembed(limit=1000)
     vectors = unit_vectors([m.pk for _, a, b in misses + duplicates for m in (a, b)])
     close = [label for label, a, b in misses if _cosine(vectors, a, b) >= 0.88]
-    # The set is hard: for the embedding alone, half of these pairs are duplicates.
-    assert len(close) >= 10, close
+    # The set is hard: for the embedding alone, some of these pairs are duplicates (half of
+    # them with all-MiniLM-L6-v2; multilingual-e5-small, centred, tells more of them apart).
+    assert close, "no near miss is a duplicate for the embedding alone"
 
     run(fusion_run)
 

@@ -43,7 +43,7 @@ def test_the_message_drives_the_selection(personas, remember):
     remember("Plans to buy a house in Bristol within two years.")
     remember("Her husband James handles the joint account.")
     remember("Enjoys sailing on weekends.", days_ago=1)
-    hits = memories_search(client=personas.client, query="How should I get in touch with her?")
+    hits = memories_search(client=personas.client, query="What is the best way to contact her?")
     assert _contents(hits)[0] == "Prefers to be contacted by email, never by phone."
     hits = memories_search(client=personas.client, query="who manages the joint account")
     assert _contents(hits)[0] == "Her husband James handles the joint account."

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, cast
@@ -25,6 +26,9 @@ from memories.services.breaker import CircuitBreaker
 from memoryhub.observability import metrics
 
 logger = logging.getLogger(__name__)
+
+
+QUERY_CACHE_SIZE = 1024  # the last queries' vectors a process keeps
 
 
 class EmbeddingError(Exception):
@@ -163,6 +167,11 @@ class EmbeddingChain:
     def __init__(self, providers: Sequence[Provider], **breaker_options):
         self.providers = list(providers)
         self.breaker_options = breaker_options
+        # A search's text asked again (an agent's context call repeating the message, the
+        # same question for several clients) is not embedded again: the vector depends on
+        # the text alone.
+        self._queries: OrderedDict[str, Embedded] = OrderedDict()
+        self._queries_lock = threading.Lock()
         self.breakers = {
             p.name: CircuitBreaker(remote=getattr(p, "remote", True), **breaker_options)
             for p in self.providers
@@ -171,6 +180,21 @@ class EmbeddingChain:
     def embed(self, texts: list[str], *, input_type: str = "document") -> Embedded:
         if not texts:
             raise ValueError("nothing to embed")
+        if input_type == "query" and len(texts) == 1:
+            with self._queries_lock:
+                cached = self._queries.get(texts[0])
+                if cached is not None:
+                    self._queries.move_to_end(texts[0])
+                    return cached
+            embedded = self._embed(texts, input_type)
+            with self._queries_lock:
+                self._queries[texts[0]] = embedded
+                while len(self._queries) > QUERY_CACHE_SIZE:
+                    self._queries.popitem(last=False)
+            return embedded
+        return self._embed(texts, input_type)
+
+    def _embed(self, texts: list[str], input_type: str) -> Embedded:
         errors = []
         for provider in self.providers:
             breaker = self.breakers[provider.name]
