@@ -43,7 +43,8 @@ DEFAULTS: dict[str, Any] = {
     "SEARCH_FLOOR_GAP": 0.11,
     # what a word of the turn a memory answers counts for beside one of its own
     "TEXT_CONTEXT_WEIGHT": 0.5,
-    "TEXT_SCALE": "query",  # BM25 scaled by the query's word weight ("query") or the best candidate's ("best")
+    # BM25 scaled by the query's word weight ("query") or by the best candidate's ("best")
+    "TEXT_SCALE": "query",
     "RECENCY_HALF_LIFE_DAYS": 14.0,
     "RANK_EVIDENCE_WEIGHT": 0.05,  # the ranking refresh adds evidence to the read weights
     # tiers (seed 000 §1.1)
