@@ -11,7 +11,7 @@ from django.conf import settings
 DEFAULTS: dict[str, Any] = {
     # write path
     # Cosines are the default model's (multilingual-e5-small, centred: docs/decisions.md);
-    # all-MiniLM-L6-v2's were 0.92, 0.80, 0.5 and the floor's 0.35.
+    # all-MiniLM-L6-v2's were 0.92, 0.80 and 0.5, and the floor had no SEMANTIC_FEW.
     "DEDUP_THRESHOLD": 0.92,  # cosine at or above which a new statement is a duplicate
     "EXTEND_THRESHOLD": 0.70,  # cosine at or above which a new statement extends an old one
     # below EXTEND_THRESHOLD, a neighbour this close still extends when its words say so
@@ -38,7 +38,9 @@ DEFAULTS: dict[str, Any] = {
     # an answer needs a result this close in meaning (cosine), or holding this share of the
     # query's word weight, or this far closer than the candidates' median: a query that
     # matches nothing gets nothing (retrieval.Floor; measured in docs/decisions.md)
-    "SEARCH_FLOOR_SEMANTIC": 0.15,
+    "SEARCH_FLOOR_SEMANTIC": 0.35,
+    # with fewer than 8 candidates (no median to stand out from), this close is enough
+    "SEARCH_FLOOR_SEMANTIC_FEW": 0.15,
     "SEARCH_FLOOR_COVERAGE": 0.3,
     "SEARCH_FLOOR_GAP": 0.11,
     # what a word of the turn a memory answers counts for beside one of its own

@@ -29,7 +29,7 @@ import numpy as np
 
 from memories import languages
 from memories.services.embedding.e5_weights import E5WeightFile, WeightFileError
-from memories.services.embedding.local_model import (
+from memories.services.embedding.onnx_encoder import (
     MODEL_DIR,
     LocalModelError,
     OnnxEmbedder,

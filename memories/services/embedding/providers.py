@@ -172,6 +172,9 @@ class EmbeddingChain:
         # the text alone.
         self._queries: OrderedDict[str, Embedded] = OrderedDict()
         self._queries_lock = threading.Lock()
+        # Space id → the chain a tenant still working in that space embeds with
+        # (memories.services.embedding.spaces); a new chain (new settings) starts empty.
+        self.previous: dict[int, EmbeddingChain] = {}
         self.breakers = {
             p.name: CircuitBreaker(remote=getattr(p, "remote", True), **breaker_options)
             for p in self.providers
@@ -301,9 +304,6 @@ def reset_chain() -> None:
     with _chain_lock:
         _chain = None
     _known_spaces.clear()
-    from memories.services.embedding import spaces
-
-    spaces.reset()
 
 
 # Spaces are never deleted (vectors protect them), so a space once found stays valid for

@@ -18,7 +18,6 @@ by full text alone until the job reaches them.
 from __future__ import annotations
 
 import logging
-import threading
 
 from django.db import transaction
 from django.db.models import Exists, OuterRef
@@ -27,9 +26,6 @@ from memories.models import EmbeddingSpace, Memory, MemoryEmbedding, Status, Ten
 from memories.services.embedding import providers as embeddings
 
 logger = logging.getLogger(__name__)
-
-_chains: dict[int, embeddings.EmbeddingChain] = {}
-_chains_lock = threading.Lock()
 
 
 def primary_spec(chain: embeddings.EmbeddingChain) -> tuple[str, str] | None:
@@ -51,8 +47,7 @@ def working_chain(tenant: Tenant) -> embeddings.EmbeddingChain:
     space_id = tenant.embedding_space_id
     if space_id is None:
         return chain
-    with _chains_lock:
-        cached = _chains.get(space_id)
+    cached = chain.previous.get(space_id)
     if cached is not None:
         return cached
     space = EmbeddingSpace.objects.get(pk=space_id)
@@ -61,8 +56,7 @@ def working_chain(tenant: Tenant) -> embeddings.EmbeddingChain:
         working = chain
     else:
         working = embeddings.EmbeddingChain([previous], **chain.breaker_options)
-    with _chains_lock:
-        _chains[space_id] = working
+    chain.previous[space_id] = working
     return working
 
 
@@ -79,12 +73,6 @@ def _provider_of(space: EmbeddingSpace) -> embeddings.Provider | None:
                 )
             return provider
     return None
-
-
-def reset() -> None:
-    """Forget the chains (with ``providers.reset_chain``: the settings changed)."""
-    with _chains_lock:
-        _chains.clear()
 
 
 def missing(tenant_id, space: EmbeddingSpace | None):

@@ -240,13 +240,17 @@ class Floor:
     weight (``coverage``), or standing out from the rest (its cosine ``gap`` above the
     candidates' median: a question put in other words than the memory's is still nearer to
     it than to the others, a query about nothing the client said is near nothing in
-    particular). Once it has one, the answer is the ranking as it stands: cutting results
-    one by one by an absolute score costs recall (docs/decisions.md)."""
+    particular). A client with fewer candidates than ``GAP_CANDIDATES`` has no median to
+    stand out from: there a candidate needs only ``semantic_few`` (with little to choose
+    from, a loose paraphrase is still the answer). Once it has one, the answer is the
+    ranking as it stands: cutting results one by one by an absolute score costs recall
+    (docs/decisions.md)."""
 
     semantic: float
     coverage: float
     gap: float
-    GAP_CANDIDATES = 8  # fewer candidates than this have no median to stand out from
+    semantic_few: float
+    GAP_CANDIDATES = 8
 
     @classmethod
     def configured(cls) -> Floor:
@@ -254,13 +258,14 @@ class Floor:
             float(setting("SEARCH_FLOOR_SEMANTIC")),
             float(setting("SEARCH_FLOOR_COVERAGE")),
             float(setting("SEARCH_FLOOR_GAP")),
+            float(setting("SEARCH_FLOOR_SEMANTIC_FEW")),
         )
 
     def answers(self, relevance: Relevance) -> bool:
         if relevance.best_semantic >= self.semantic or relevance.best_coverage >= self.coverage:
             return True
         if relevance.candidates < self.GAP_CANDIDATES:
-            return False
+            return relevance.best_semantic >= self.semantic_few
         return relevance.best_semantic - relevance.median_semantic >= self.gap
 
 
