@@ -25,7 +25,6 @@ kept in the manifest.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib.metadata
 import importlib.util
 import json
@@ -49,6 +48,7 @@ from memories.services.embedding.e5_weights import (  # noqa: E402
     E5WeightFile,
     dequantize,
 )
+from memories.services.embedding.onnx_encoder import sha256_file  # noqa: E402
 
 OUT_DIR = ROOT / "memories" / "local_model" / "multilingual-e5-small"
 REFERENCE = ROOT / "tests" / "data" / "e5_reference.json"
@@ -64,14 +64,6 @@ MS = "com.microsoft"
 SHIPPED = "int8"
 
 
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def weights_path() -> Path:
     spec = importlib.util.find_spec(PACKAGE)  # finds it without importing its engine
     if spec is None or not spec.submodule_search_locations:
@@ -79,7 +71,7 @@ def weights_path() -> Path:
     if importlib.metadata.version(PACKAGE) != VERSION:
         sys.exit(f"{PACKAGE}=={VERSION} is required")
     path = Path(next(iter(spec.submodule_search_locations))) / WEIGHTS
-    if sha256(path) != WEIGHTS_SHA256:
+    if sha256_file(path) != WEIGHTS_SHA256:
         sys.exit(f"{path} is not the {PACKAGE} {VERSION} weight file (sha256)")
     return path
 
@@ -377,7 +369,7 @@ def write_manifest(directory: Path, variant: str, extra: dict) -> None:
         "upstream": UPSTREAM,
         "model": "encoder.onnx",
         "files": {
-            name: sha256(directory / name)
+            name: sha256_file(directory / name)
             for name in ("encoder.onnx", "centre.npy")
             if (directory / name).is_file()
         },

@@ -33,7 +33,7 @@ from memories.services.embedding.onnx_encoder import (
     MODEL_DIR,
     LocalModelError,
     OnnxEmbedder,
-    _sha256,
+    sha256_file,
 )
 
 E5_DIR = MODEL_DIR / "multilingual-e5-small"
@@ -164,7 +164,7 @@ def _weights_file(source: dict) -> Path:
     path = Path(next(iter(spec.submodule_search_locations))) / source["file"]
     if not path.is_file():
         raise LocalModelError(f"local embedding model: {path} is missing")
-    if _sha256(path) != source["sha256"]:
+    if sha256_file(path) != source["sha256"]:
         raise LocalModelError(
             f"local embedding model: {path} differs from the manifest (sha256 mismatch); "
             f"reinstall {package}=={version}"

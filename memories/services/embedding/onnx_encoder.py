@@ -37,7 +37,7 @@ class _Runtime:
     input_names: frozenset[str]
 
 
-def _sha256(path: Path) -> str:
+def sha256_file(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -202,7 +202,7 @@ class OnnxEmbedder:
             file = self.model_dir / name
             if not file.is_file():
                 raise LocalModelError(f"local embedding model: {file} is missing")
-            if _sha256(file) != sha256:
+            if sha256_file(file) != sha256:
                 raise LocalModelError(
                     f"local embedding model: {file} differs from its manifest (sha256 mismatch); "
                     f"restore it or rebuild with {manifest.get('built_by', 'its build tool')}"

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from memories.models import Memory, MemoryEmbedding
+from memories.models import Memory
 from memories.services.embedding import providers as embeddings
 from memories.services.embedding import spaces
+from memories.services.embedding.vector_index import vectors_store
 
 
 def memories_reembed(*, limit: int = 500, tenant_id=None, memory_ids=None) -> dict:
@@ -32,20 +33,7 @@ def memories_reembed(*, limit: int = 500, tenant_id=None, memory_ids=None) -> di
             result = embeddings.get_chain().embed([m.content for m in batch])
         except embeddings.EmbeddingError:
             return {"embedded": 0, "failed": len(batch)}
-        space = embeddings.space_for(result)
-        MemoryEmbedding.objects.bulk_create(
-            [
-                MemoryEmbedding(
-                    memory=m,
-                    space=space,
-                    tenant_id=m.tenant_id,
-                    client_id=m.client_id,
-                    vector=vector,
-                )
-                for m, vector in zip(batch, result.vectors, strict=True)
-            ],
-            ignore_conflicts=True,
-        )
+        vectors_store(batch, embeddings.space_for(result), result.vectors)
         Memory.objects.filter(pk__in=[m.pk for m in batch]).update(needs_embedding=False)
     return {"embedded": len(batch), "failed": 0, "space": f"{result.provider}/{result.model}"}
 

@@ -24,6 +24,7 @@ from django.db.models import Exists, OuterRef
 
 from memories.models import EmbeddingSpace, Memory, MemoryEmbedding, Status, Tenant
 from memories.services.embedding import providers as embeddings
+from memories.services.embedding.vector_index import vectors_store
 
 logger = logging.getLogger(__name__)
 
@@ -126,19 +127,7 @@ def backfill(*, limit: int = 500, tenant_id=None) -> dict:
                     # A fallback answered: its vectors are not the configured model's.
                     counts["failed"] += len(batch)
                     return counts
-                MemoryEmbedding.objects.bulk_create(
-                    [
-                        MemoryEmbedding(
-                            memory=m,
-                            space=space,
-                            tenant_id=m.tenant_id,
-                            client_id=m.client_id,
-                            vector=vector,
-                        )
-                        for m, vector in zip(batch, result.vectors, strict=True)
-                    ],
-                    ignore_conflicts=True,
-                )
+                vectors_store(batch, space, result.vectors)
                 counts["embedded"] += len(batch)
         if not missing(tenant.pk, space).exists():
             _move(tenant, counts)

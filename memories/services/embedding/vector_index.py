@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import connection, transaction
 
-from memories.models import EmbeddingSpace
+from memories.models import EmbeddingSpace, MemoryEmbedding
 
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
@@ -37,3 +37,16 @@ def embedding_space_get_or_create(*, provider: str, model: str, dimension: int) 
         )
     embedding_index_ensure(space=space)
     return space
+
+
+def vectors_store(memories, space, vectors) -> None:
+    """One vector per memory in ``space``; a memory that already has one there keeps it."""
+    MemoryEmbedding.objects.bulk_create(
+        [
+            MemoryEmbedding(
+                memory=m, space=space, tenant_id=m.tenant_id, client_id=m.client_id, vector=v
+            )
+            for m, v in zip(memories, vectors, strict=True)
+        ],
+        ignore_conflicts=True,
+    )
