@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import importlib
 import importlib.metadata
 import json
@@ -34,6 +33,10 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from memories.services.embedding.onnx_encoder import sha256_file  # noqa: E402
+
 OUT_DIR = ROOT / "memories" / "local_model"
 REFERENCE = ROOT / "tests" / "data" / "minilm_reference.json"
 
@@ -118,14 +121,6 @@ SENTENCES: list[tuple[str, str]] = [
 ]
 
 
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def source_dir() -> Path:
     version = importlib.metadata.version(SOURCE_PACKAGE)
     if version != SOURCE_VERSION:
@@ -133,9 +128,9 @@ def source_dir() -> Path:
     package = importlib.import_module(SOURCE_PACKAGE.replace("-", "_"))
     model_dir = Path(package.get_model_path())
     weights = model_dir / "model.safetensors"
-    if weights.stat().st_size != WEIGHTS_BYTES or sha256(weights) != WEIGHTS_SHA256:
+    if weights.stat().st_size != WEIGHTS_BYTES or sha256_file(weights) != WEIGHTS_SHA256:
         sys.exit(f"{weights} is not the official all-MiniLM-L6-v2 weights file (sha256/size)")
-    if sha256(model_dir / "tokenizer.json") != TOKENIZER_SHA256:
+    if sha256_file(model_dir / "tokenizer.json") != TOKENIZER_SHA256:
         sys.exit(f"{model_dir / 'tokenizer.json'} is not the official tokenizer")
     return model_dir
 
@@ -369,7 +364,7 @@ class Result:
 
 
 def write_manifest(directory: Path, extra: dict) -> None:
-    files = {name: sha256(directory / name) for name in ("model.onnx", "tokenizer.json")}
+    files = {name: sha256_file(directory / name) for name in ("model.onnx", "tokenizer.json")}
     manifest = {
         "model_name": "all-MiniLM-L6-v2",
         "upstream": UPSTREAM,
