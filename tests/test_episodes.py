@@ -103,6 +103,39 @@ def test_a_statement_is_kept_with_whom_it_is_about_and_when_it_happened(
 
 
 @pytest.mark.parametrize(
+    ("content", "occurred", "precision", "past_from"),
+    [
+        # A date that names its year means that year, ahead or behind; a question after it
+        # does not cut the year off.
+        (
+            "I'm kinda worried that I won't be able to improve my essay grades from B- to A "
+            "by June 15, 2024, so can you help me create a plan?",
+            date(2024, 6, 15),
+            DAY,
+            "2024-06-16",
+        ),
+        ("The project kickoff was on January 10, 2024.", date(2024, 1, 10), DAY, None),
+        ("El viaje a Lisboa es el 12 de abril de 2025.", date(2025, 4, 12), DAY, "2025-04-13"),
+        # Without a year: a plan's day is the next one, what has been the latest one.
+        ("I plan to return to Lugano on July 20.", date(2024, 7, 20), DAY, "2024-07-21"),
+        ("We went to Rome on July 20.", date(2023, 7, 20), DAY, None),
+        ("I'm getting married in June.", date(2024, 6, 1), MONTH, "2024-07-01"),
+        ("Ci trasferiamo a Lugano entro marzo.", date(2024, 3, 1), MONTH, "2024-04-01"),
+        ("I have a dentist appointment next Friday.", date(2024, 3, 8), DAY, "2024-03-09"),
+        ("Yesterday I sold the car.", date(2024, 3, 2), DAY, None),
+    ],
+)
+def test_dates_as_said(post_event, content, occurred, precision, past_from):
+    """Said on Sunday 3 March 2024: each statement keeps the day it says, past or ahead,
+    and what is ahead becomes past once that day has gone by."""
+    answer = post_event(content, speaker="user", session="s1", observed_at="2024-03-03T10:00:00Z")
+    [memory] = _memories(answer)
+    assert (memory.occurred_on, memory.occurred_precision) == (occurred, precision)
+    expires = memory.expires_at.date().isoformat() if memory.expires_at else None
+    assert expires == past_from
+
+
+@pytest.mark.parametrize(
     "content",
     [
         "Hi!",

@@ -10,8 +10,9 @@ A sentence is informative when, once the greeting or filler before it is set asi
 says something: a word that is neither grammar, nor a reaction ("great", "wow", "me
 too"), nor a formula (thanks, see you, long time no see). A question says nothing of its
 own; the statements before it in the sentence still count ("I moved last month, can you
-update my address?"). When the event says when the thing happened ("yesterday", "la
-settimana scorsa", "hace dos meses", a date), the episode records that day.
+update my address?"). When the event says when the thing happens or happened ("yesterday",
+"la settimana scorsa", "hace dos meses", "next Friday", a date), the episode records that
+day.
 """
 
 from __future__ import annotations
@@ -22,7 +23,11 @@ from memories.services.extraction import patterns as cues
 from memories.services.extraction.clauses import STOPWORDS
 from memories.services.extraction.heuristic import Candidate, Sentence
 from memories.services.extraction.normalise import match_form, spot_entities, words
-from memories.services.extraction.time_expressions import resolve_past
+from memories.services.extraction.time_expressions import (
+    looks_ahead,
+    resolve_time,
+    resolve_when,
+)
 from memories.services.extraction.vocabulary import REACTION_WORDS, SENTIMENT_WORDS
 from memories.text import clean
 
@@ -42,7 +47,7 @@ def informative_part(sentence: str) -> str:
     # A name said to the listener at the end ("That's so cool, Caroline!") tells nothing.
     text = _VOCATIVE.sub("", text)
     if "?" in text or "¿" in text:
-        parts = re.split(r"[,;:]|¿", text)[:-1]
+        parts = cues.QUESTION_PARTS.split(text)[:-1]
         kept = [
             part.strip()
             for part in parts
@@ -93,7 +98,11 @@ def episodes(sentences: list[Sentence], *, language: str, observed_at) -> list[C
                 expires_at=None,
                 language=language,
                 tags=tuple(sorted({e["type"] for e in spot_entities(content)})),
-                occurred=resolve_past(folded, observed_at),
+                occurred=resolve_when(
+                    folded,
+                    observed_at,
+                    ahead=looks_ahead(folded, resolve_time(folded, observed_at)),
+                ),
             )
         )
     return out

@@ -25,10 +25,14 @@ Rules
   ``"observation"``: every statement is kind operational, category "event" when it names a
   day after today, else "fact". (An advisor's note about the client is what a person says:
   ``source="chat"`` with the advisor as speaker.)
-- Expiry (``time_expressions`` resolves the days): goals, constraints and future events last until
-  the end of the furthest day they name, or forever when they name none; operational memories
-  likewise but never less than 24 hours. Preferences, facts, relationships, procedures,
-  decisions and past events never expire.
+- When (``time_expressions`` resolves the days): the day the statement says it happens or
+  happened (``occurred``): a date that names its year means that year; goals, constraints
+  and statements that look ahead take the next such day, the rest the latest that has been.
+- Expiry: operational memories last until the end of the furthest day they name and never
+  less than 24 hours, then leave the live set. A goal, constraint or event whose day is
+  ahead is *past* from the end of the furthest day it names (``expires_at``): still
+  searched, ranked a little lower, shown as past. Preferences, facts, relationships,
+  procedures, decisions and what has already happened never expire.
 - Confidence: 0.9 first-person facts, decisions, constraints, relationships; 0.85 first-person
   preferences, goals, procedures; 0.8 events and tool output; 0.75 reported in the third
   person; at most 0.7 from an assistant; 0.55 hedged (maybe, I think, forse, quizás…); 0.05
@@ -75,7 +79,13 @@ from memories.services.extraction.normalise import (
     spot_entities,
     words,
 )
-from memories.services.extraction.time_expressions import Happened, resolve_past, resolve_time
+from memories.services.extraction.time_expressions import (
+    Happened,
+    looks_ahead,
+    resolve_time,
+    resolve_when,
+    still_ahead,
+)
 from memories.text import clean, content_hash
 
 ASSISTANT_SPEAKERS = frozenset({"assistant", "agent", "ai", "bot", "system", "model"})
@@ -120,7 +130,8 @@ class Candidate:
     value: str = ""  # folded, canonical value of that attribute
     negated: bool = False
     tags: tuple[str, ...] = ()
-    occurred: Happened | None = None  # when what it tells of happened, if it says
+    # When what it tells of happens or happened (a plan's day may be ahead), if it says.
+    occurred: Happened | None = None
 
 
 def _strip(text: str) -> str:
@@ -137,7 +148,7 @@ def _is_statement(text: str, language: str) -> bool:
 def _clauses(sentence: str, language: str) -> list[tuple[str, bool]]:
     """(clause, lifted out of a question) pairs of one sentence."""
     if "?" in sentence or "¿" in sentence:
-        parts = re.split(r"[,;:]|¿", sentence)[:-1]
+        parts = cues.QUESTION_PARTS.split(sentence)[:-1]
         return [
             (part, True)
             for part in parts
@@ -273,11 +284,13 @@ def _candidate(
         vocabulary.ONE_PERSON_ROLES.get(match.role) in vocabulary.SPOUSE_ROLES
     )
 
+    ahead = category in _AHEAD or looks_ahead(folded, time)
+    occurred = resolve_when(folded, observed_at, ahead=ahead)
     expires_at = None
     if operational:
         expires_at = max(observed_at + OPERATIONAL_TTL, time.until or observed_at)
-    elif kind != "decision" and category in ("goal", "constraint", "event"):
-        expires_at = time.until
+    elif kind != "decision" and category in _DATED and still_ahead(occurred, observed_at):
+        expires_at = time.until  # past from the end of the furthest day it names
 
     hedged = bool(cues.HEDGES.search(folded))
     assistant = who in ASSISTANT_SPEAKERS
@@ -299,9 +312,14 @@ def _candidate(
         value=value,
         negated=negated,
         tags=(*entities, *(flag for flag, on in flags if on), *(["spouse"] if spouse else [])),
-        occurred=resolve_past(folded, observed_at),
+        occurred=occurred,
     )
 
+
+# Said of what is still to come, whatever the tense: its day is the next one so named.
+_AHEAD = frozenset({"goal", "constraint"})
+# What becomes past once its day has gone by.
+_DATED = frozenset({"goal", "constraint", "event"})
 
 # How the client is served from now on, even when asked for ("write to me in English"); a
 # time asked for is one appointment, not a standing preference.

@@ -423,6 +423,10 @@ ACKNOWLEDGEMENTS = re.compile(
     r"|^\W*(?:ne|lo|ce ne)\s(?:parliamo|riparliamo|discutiamo|parleremo)\b|^\W*ci (?:penso|pensero)\b"
     r"|^\W*(?:lo|ya lo)\s(?:hablamos|hablaremos|comentamos|pienso|pensare)\b|^\W*ya hablaremos\b"
 )
+# The parts of a sentence that ends in a question: the statements before it still count
+# ("I moved last month, can you update my address?"). A comma before a number does not
+# part ("by June 15, 2024, can you…", "3,500 francs").
+QUESTION_PARTS = re.compile(r"[;:]|,(?!\s?\d)|¿")
 QUESTION_START = re.compile(
     r"^\W*(?:can|could|would|will|do|does|did|is|are|am|was|were|have|has|should|shall|may"
     r"|what|how|when|where|why|who|which|whose|whom|puo|puoi|potrebbe|potresti|potete|come"

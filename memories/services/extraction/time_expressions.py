@@ -24,7 +24,7 @@ from memories.services.extraction.normalise import (
     alternation,
 )
 
-_MONTH = alternation(MONTHS)
+MONTH = alternation(MONTHS)
 _WEEKDAY = alternation(WEEKDAYS)
 
 
@@ -79,20 +79,23 @@ _WEEKDAY_AHEAD = re.compile(
     r"(?<!\blos )(?<!\bil )(?<!\blast )(?<!\bogni )(?<!\bcada )(?<!\bevery )"
     rf"\b(?P<d>{_WEEKDAY})\b(?! scorso| pasado)"
 )
-_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _NUMERIC = re.compile(r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4}|\d{2})\b")
-_DAY_MONTH = re.compile(
-    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s(?:of\s|de\s)?({_MONTH})\b(?:,?\s(?:de\s|del\s)?(\d{{4}}))?"
+DAY_MONTH = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s(?:of\s|de\s)?({MONTH})\b(?:,?\s(?:de\s|del\s)?(\d{{4}}))?"
 )
-_MONTH_DAY = re.compile(
+MONTH_DAY = re.compile(
     r"\b(january|february|march|april|may|june|july|august|september|october|november"
     r"|december)\s(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s(\d{4}))?"
 )
 _MONTH_ALONE = re.compile(
     r"\b(?:in|by|until|before|for|per|a|ad|entro|en|para|hasta|antes de|in early|in late"
     r"|(?:the )?end of|fine|a fine|inizio|finales de|principios de)\s"
-    rf"(?P<m>{_MONTH})\b(?:\s(?:de\s|del\s)?(?P<y>\d{{4}}))?"
+    rf"(?P<m>{MONTH})\b(?:\s(?:de\s|del\s)?(?P<y>\d{{4}}))?"
 )
+
+# After a month, a day ("by june 15"): the day is read, not the month alone.
+_DAY_AFTER = re.compile(r"\s\d{1,2}(?:st|nd|rd|th)?\b(?!\d)")
 
 
 def _add_months(day: date, months: int) -> date:
@@ -146,17 +149,18 @@ def resolve_time(folded: str, observed_at: datetime) -> Temporal:
         targets.append(_relative(n, _UNITS[m["u"]], today))
     for m in _WEEKDAY_AHEAD.finditer(folded):
         targets.append(today + timedelta(days=(WEEKDAYS[m["d"]] - today.weekday() - 1) % 7 + 1))
-    for m in _ISO.finditer(folded):
+    for m in ISO.finditer(folded):
         targets.append(_dated(int(m[1]), int(m[2]), int(m[3]), today))
     for m in _NUMERIC.finditer(folded):
         year = int(m[4]) + (2000 if len(m[4]) == 2 else 0)
         targets.append(_dated(year, int(m[3]), int(m[1]), today))
-    for m in _DAY_MONTH.finditer(folded):
+    for m in DAY_MONTH.finditer(folded):
         targets.append(_dated(int(m[3]) if m[3] else None, MONTHS[m[2]], int(m[1]), today))
-    for m in _MONTH_DAY.finditer(folded):
+    for m in MONTH_DAY.finditer(folded):
         targets.append(_dated(int(m[3]) if m[3] else None, MONTHS[m[1]], int(m[2]), today))
     for m in _MONTH_ALONE.finditer(folded):
-        targets.append(_dated(int(m["y"]) if m["y"] else None, MONTHS[m["m"]], None, today))
+        if not _DAY_AFTER.match(folded, m.end("m")):
+            targets.append(_dated(int(m["y"]) if m["y"] else None, MONTHS[m["m"]], None, today))
     target = max((t for t in targets if t is not None and t >= today), default=None)
     if target is None:
         return Temporal(until=None, target=None, past=bool(_PAST.search(folded)))
@@ -239,12 +243,135 @@ def _on_or_before(year: int | None, month: int, day: int | None, today: date) ->
     return found
 
 
-def resolve_past(folded: str, observed_at: datetime) -> Happened | None:
-    """When what a (folded) statement tells of happened, if it says: yesterday, last
-    Friday, two weeks ago, last month, ieri, la settimana scorsa, el mes pasado, hace tres
-    días, a date that has passed… resolved against ``observed_at``; the expression said
-    first wins. None when it names no past day (most statements: it happened when said)."""
+# Said of what is ahead: the future, a plan, a deadline (en, it, es; folded text, so
+# "andrò" reads "andro"). Common future forms only: a suffix rule would take "ahora", "para".
+_AHEAD = re.compile(
+    r"\b(?:will|won't|shall|going to|gonna|plan(?:ning|s|ned)? (?:to|on)|intend(?:s|ing)? to"
+    r"|hope to|aim(?:ing)? to|want to|would like to|need to|have to|deadline|due|scheduled"
+    r"|upcoming|next|by|until|before|from now"
+    r"|entro|prossim[oaie]|ho intenzione|abbiamo intenzione|pens(?:o|iamo) di|dobbiamo|devo"
+    r"|scadenza|andro|andremo|faro|faremo|avro|avremo|saremo"
+    r"|voy a|vamos a|va a|van a|pienso|pensamos|tengo que|tenemos que|hasta|antes de"
+    r"|para el|plazo|fecha limite|proxim[oa]s?|ire|iremos|hare|haremos|tendre|tendremos)\b"
+)
+
+
+# Said of what has been: a past tense (the common irregular English verbs, a subject and an
+# -ed verb, Italian and Spanish compound past).
+_LOOKS_BACK = re.compile(
+    r"\b(?:was|were|did|had|went|got|came|took|made|saw|met|left|bought|sold|began|started"
+    r"|finished|visited|moved|spent|gave|told|said|found|lost|won|paid|flew|drove|ran)\b"
+    r"|\b(?:i|we|he|she|they|you) (?:just |already |finally |recently )?\w+ed\b"
+    r"|\b(?:ho|hai|ha|abbiamo|avete|hanno|sono|sei|siamo|siete) (?:gia |appena )?"
+    r"\w+(?:at|ut|it)[oaie]\b"
+    r"|\b(?:he|has|ha|hemos|habeis|han) (?:ya )?\w+(?:ad|id)o\b"
+)
+
+
+def looks_ahead(folded: str, time: Temporal | None = None) -> bool:
+    """Whether a (folded) statement speaks of what is still to happen: it says so (a
+    future, a plan, a deadline), or it names a day ahead (``time``, from ``resolve_time``)
+    in no past tense ("I'm getting married in June")."""
+    if _AHEAD.search(folded):
+        return True
+    return time is not None and time.target is not None and not _LOOKS_BACK.search(folded)
+
+
+def resolve_when(folded: str, observed_at: datetime, *, ahead: bool) -> Happened | None:
+    """When the thing a (folded) statement tells of happens or happened, if it says; the
+    expression said first wins. A date that names its year means that year, whichever side
+    of ``observed_at`` it falls; one without a year is the next such day when the
+    statement looks ``ahead`` (a plan, a deadline), else the latest that has been.
+    Relative expressions resolve against ``observed_at``: tomorrow, next week, in three
+    months; yesterday, last Friday, two weeks ago, ieri, hace tres días. None when it
+    names no day (most statements: it happened when said)."""
     today = observed_at.date()
+    found = said_back(folded, today)
+
+    def day(year: int | None, month: int, day_: int | None) -> date | None:
+        if year is not None:
+            return on_day(year, month, day_)
+        if ahead:
+            return _dated(None, month, day_, today)
+        return _on_or_before(None, month, day_, today)
+
+    for m in ISO.finditer(folded):
+        if when := on_day(int(m[1]), int(m[2]), int(m[3])):
+            found.append((m.start(), Happened(when, "day")))
+    for m in _NUMERIC.finditer(folded):
+        year = int(m[4]) + (2000 if len(m[4]) == 2 else 0)
+        if when := on_day(year, int(m[3]), int(m[1])):
+            found.append((m.start(), Happened(when, "day")))
+    for m in DAY_MONTH.finditer(folded):
+        if when := day(int(m[3]) if m[3] else None, MONTHS[m[2]], int(m[1])):
+            found.append((m.start(), Happened(when, "day")))
+    for m in MONTH_DAY.finditer(folded):
+        if when := day(int(m[3]) if m[3] else None, MONTHS[m[1]], int(m[2])):
+            found.append((m.start(), Happened(when, "day")))
+    for m in _MONTH_ALONE.finditer(folded):
+        named = int(m["y"]) if m["y"] else None
+        # "by June 15" is the day, read above; "by June", "entro marzo" the month.
+        if (
+            (named is not None or ahead)
+            and not _DAY_AFTER.match(folded, m.end("m"))
+            and (when := _dated(named, MONTHS[m["m"]], None, today))
+        ):
+            found.append((m.start(), Happened(when.replace(day=1), "month")))
+    for pattern, how, n in _FIXED_PATTERNS:
+        if said := pattern.search(folded):
+            found.append((said.start(), _ahead_span(how, n, today)))
+    for m in _RELATIVE.finditer(folded):
+        n = int(m["n"]) if m["n"].isdigit() else NUMBER_WORDS[m["n"]]
+        unit = _UNITS[m["u"]]
+        found.append((m.start(), Happened(_relative(n, unit, today), "day")))
+    if ahead:
+        for m in _WEEKDAY_AHEAD.finditer(folded):
+            offset = (WEEKDAYS[m["d"]] - today.weekday() - 1) % 7 + 1
+            found.append((m.start(), Happened(today + timedelta(days=offset), "day")))
+    return min(found, key=lambda pair: pair[0])[1] if found else None
+
+
+def still_ahead(happened: Happened | None, observed_at: datetime) -> bool:
+    """Whether ``happened`` (its day, or the last day of its span) is not yet over when
+    the statement is said: a plan, a deadline, an appointment."""
+    if happened is None:
+        return False
+    first = happened.day
+    if happened.precision == "week":
+        last = first + timedelta(days=6)
+    elif happened.precision == "month":
+        last = first.replace(day=calendar.monthrange(first.year, first.month)[1])
+    elif happened.precision == "year":
+        last = date(first.year, 12, 31)
+    else:
+        last = first
+    return last >= observed_at.date()
+
+
+def on_day(year: int, month: int, day: int | None) -> date | None:
+    """The day a date with its year names (its month's first for a month alone)."""
+    if not (1900 <= year <= 2200 and 1 <= month <= 12):
+        return None
+    if day is not None and not 1 <= day <= calendar.monthrange(year, month)[1]:
+        return None
+    return date(year, month, day or 1)
+
+
+def _ahead_span(how: str, n: int, today: date) -> Happened:
+    """The day or span a fixed expression ahead names: tomorrow, this week, next month."""
+    if how == "days":
+        return Happened(today + timedelta(days=n), "week" if n == 7 else "day")
+    if how == "week_end":
+        return Happened(today - timedelta(days=today.weekday()), "week")
+    if how == "month_end":
+        return Happened(today.replace(day=1), "month")
+    if how == "year_end":
+        return Happened(date(today.year, 1, 1), "year")
+    return Happened(_add_months(today, n).replace(day=1), "year" if n == 12 else "month")
+
+
+def said_back(folded: str, today: date) -> list[tuple[int, Happened]]:
+    """Where each expression of the past is said, and the day or span it names."""
     found: list[tuple[int, Happened]] = []
     for m in re.finditer(_AGO, folded):
         amount, unit = m["n"] or m["n2"], m["u"] or m["u2"]
@@ -255,22 +382,9 @@ def resolve_past(folded: str, observed_at: datetime) -> Happened | None:
             found.append((said.start(), _span_back(today, unit, n)))
     for m in _PAST_WEEKDAY.finditer(folded):
         weekday = WEEKDAYS[m["d"] or m["d2"] or m["d3"]]
-        found.append(
-            (
-                m.start(),
-                Happened(today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1), "day"),
-            )
-        )
-    for m in _ISO.finditer(folded):
-        if day := _on_or_before(int(m[1]), int(m[2]), int(m[3]), today):
-            found.append((m.start(), Happened(day, "day")))
-    for m in _DAY_MONTH.finditer(folded):
-        if day := _on_or_before(int(m[3]) if m[3] else None, MONTHS[m[2]], int(m[1]), today):
-            found.append((m.start(), Happened(day, "day")))
-    for m in _MONTH_DAY.finditer(folded):
-        if day := _on_or_before(int(m[3]) if m[3] else None, MONTHS[m[1]], int(m[2]), today):
-            found.append((m.start(), Happened(day, "day")))
+        offset = (today.weekday() - weekday - 1) % 7 + 1
+        found.append((m.start(), Happened(today - timedelta(days=offset), "day")))
     for m in _PAST_YEAR.finditer(folded):
         if int(m[1]) < today.year:
             found.append((m.start(), Happened(date(int(m[1]), 1, 1), "year")))
-    return min(found, key=lambda pair: pair[0])[1] if found else None
+    return found
