@@ -156,4 +156,4 @@ def open_disputes(client) -> dict[str, list[Memory]]:
 
 
 def _current(memory: Memory, now) -> bool:
-    return memory.status in LIVE_STATUSES and (memory.expires_at is None or memory.expires_at > now)
+    return memory.is_current(now)

@@ -12,6 +12,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_POST, require_safe
 
 from memories import permissions
@@ -70,6 +71,7 @@ def memory_page(request, memory, *, status: int = 200, **changes):
         )
     context = {
         "memory": memory,
+        "past": memory.is_past(timezone.now()),
         "client": memory.client,
         "evidence": evidence,
         "show_evidence": history,

@@ -137,10 +137,18 @@ def test_only_a_live_memory_can_be_corrected(personas, email, status):
 
 
 def test_an_expired_memory_cannot_be_corrected(personas, email):
-    Memory.objects.filter(pk=email.pk).update(expires_at=timezone.now() - timedelta(hours=1))
+    running = factories.MemoryFactory.create(
+        client=personas.client, content="Deploy job 17 is running.", kind="operational"
+    )
+    Memory.objects.filter(pk=running.pk).update(expires_at=timezone.now() - timedelta(hours=1))
     with unchanged(), pytest.raises(ChangedMeanwhile) as refused:
-        _correct(email, personas.advisor)
+        _correct(running, personas.advisor)
     assert refused.value.message.startswith("This memory is active and expired")
+
+
+def test_a_plan_whose_day_has_gone_by_can_still_be_corrected(personas, email):
+    Memory.objects.filter(pk=email.pk).update(expires_at=timezone.now() - timedelta(hours=1))
+    assert _correct(email, personas.advisor).content == "Prefers to be contacted by phone."
 
 
 def test_undoing_a_correction_brings_the_old_memory_back(personas, email):

@@ -44,6 +44,10 @@ def ttl_world(personas, frozen):
         "op_promoted": _memory(
             c, "Deploy job 9 is running.", kind="operational", ago=30 * HOUR, status="promoted"
         ),
+        "op_due": _memory(
+            c, "Reminder job 3 runs until noon.", kind="operational", expires_at=NOW - HOUR
+        ),
+        # A plan whose day has gone by is past, not gone.
         "past": _memory(c, "Meeting on Monday at 10.", expires_at=NOW - timedelta(minutes=1)),
         "future": _memory(c, "Meeting on Friday at 10.", expires_at=NOW + DAY),
         "ep_old": consolidated(
@@ -54,14 +58,16 @@ def ttl_world(personas, frozen):
         ),
         "ep_raw": _memory(c, "I visited the Leeds office.", kind="episodic", ago=15 * DAY),
         "gone": _memory(c, "Lunch on Sunday.", expires_at=NOW - DAY, status="superseded"),
-        "foreign": _memory(personas.foreign_client, "Call on Monday.", expires_at=NOW - DAY),
+        "foreign": _memory(
+            personas.foreign_client, "Call job 2 is queued.", kind="operational", expires_at=NOW
+        ),
         "derived": derived,
     }
     return w
 
 
 # Raw episodes are kept, consolidated or not: for many statements they are the only record.
-EXPECTED = {"op_old": "operational", "past": "past_expires_at"}
+EXPECTED = {"op_old": "operational", "op_due": "past_expires_at"}
 
 
 def _assert_swept(w):
@@ -233,11 +239,12 @@ KEPT = {
 }
 
 
-def test_two_years_on_stable_memories_are_still_found_and_passing_ones_are_gone(
+def test_two_years_on_stable_memories_are_still_found_and_passing_ones_are_past(
     post_event, personas
 ):
     """Nobody reads the client's memory for two years; every job runs. Facts, preferences,
-    relationships, decisions and episodes are still found; what was meant to pass is not."""
+    relationships, decisions and episodes are still found; a plan is found as past;
+    operational context is gone."""
     from memories.services.jobs.runner import jobs_run_all
     from memories.services.retrieval import memories_search
 
@@ -255,10 +262,11 @@ def test_two_years_on_stable_memories_are_still_found_and_passing_ones_are_gone(
             found = memories_search(client=client, query=query, k=5, record_access=False)
             assert content in [h.memory.content for h in found], query
         gone = Memory.objects.filter(client=client).exclude(status__in=["active"])
-        assert sorted(gone.values_list("content", "status")) == [
-            ("Backup job 41 finished.", "expired"),
-            ("I am in Rome until Friday.", "expired"),
+        assert list(gone.values_list("content", "status")) == [
+            ("Backup job 41 finished.", "expired")
         ]
-        for query in ("rome", "backup job"):
-            found = memories_search(client=client, query=query, k=5, record_access=False)
-            assert not {h.memory.pk for h in found} & set(gone.values_list("pk", flat=True))
+        found = memories_search(client=client, query="backup job", k=5, record_access=False)
+        assert not {h.memory.pk for h in found} & set(gone.values_list("pk", flat=True))
+        [rome] = memories_search(client=client, query="rome", k=1, record_access=False)
+        assert rome.memory.content == "I am in Rome until Friday."
+        assert rome.scores["past"] == 1.0

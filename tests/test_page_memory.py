@@ -1,9 +1,11 @@
 """A memory's page (evidence, versions, lineage) and the tier override, per persona."""
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from memories import permissions
 from memories.models import AuditEntry, Memory
@@ -211,3 +213,23 @@ def test_a_memory_updated_by_a_newer_statement_links_to_it(client, personas, cha
     assert f'Why superseded: <a href="{url}">“Prefers phone calls.”</a>, a newer statement, ' in (
         page
     )
+
+
+def test_a_plan_whose_day_has_gone_by_is_shown_as_past(client, personas):
+    plan = factories.MemoryFactory.create(
+        client=personas.client,
+        content="I sign the mortgage on Friday.",
+        category="goal",
+        expires_at=timezone.now() - timedelta(days=1),
+    )
+    ahead = factories.MemoryFactory.create(
+        client=personas.client,
+        content="I sign the lease next month.",
+        category="goal",
+        expires_at=timezone.now() + timedelta(days=30),
+    )
+    client.force_login(personas.advisor)
+    page = client.get(reverse("memories:memory", args=[plan.pk])).content.decode()
+    assert "Past from" in page and '<span class="badge">past</span>' in page
+    page = client.get(reverse("memories:memory", args=[ahead.pk])).content.decode()
+    assert "Past from" in page and '<span class="badge">past</span>' not in page

@@ -71,7 +71,8 @@ def test_a_job_goes_through_redis_to_a_real_worker(personas, tmp_path):
     redis.Redis.from_url(REDIS_URL).flushdb()
     memory = factories.MemoryFactory.create(
         client=personas.client,
-        content="Meeting on Monday at 10.",
+        content="Deploy job 17 is running.",
+        kind="operational",
         expires_at=timezone.now() - timedelta(hours=1),
     )
     log = (tmp_path / "qcluster.log").open("w")

@@ -1,17 +1,15 @@
 from memories.models.embeddings import EmbeddingSpace, MemoryEmbedding, vector_literal
 from memories.models.keys import DataKey
+from memories.models.links import Evidence, Relation, RelationType
 from memories.models.ops import AuditEntry, JobRun, MemoryAccess, RateWindow
 from memories.models.records import (
     LIVE_STATUSES,
     Category,
     Event,
     EventSource,
-    Evidence,
     Kind,
     Memory,
     Precision,
-    Relation,
-    RelationType,
     Session,
     SourceKind,
     Status,

@@ -1,4 +1,5 @@
-"""What: sessions, immutable events, ADD-only memories, their evidence and relations.
+"""What: sessions, immutable events and ADD-only memories (their evidence and relations:
+``links.py``).
 
 The database enforces immutability (see the ``memories_add_only`` migration): an event
 is never updated or deleted, and a memory's content fields are never updated. State
@@ -171,13 +172,18 @@ class SourceKind(models.TextChoices):
 
 
 def unexpired(at) -> Q:
-    """Not past its expiry at ``at`` (a memory with no ``expires_at`` never expires)."""
-    return Q(expires_at__isnull=True) | Q(expires_at__gt=at)
+    """Not gone by time at ``at``. Only operational context leaves the live set when its
+    ``expires_at`` passes; any other memory past it is *past* (a plan whose day has gone
+    by, see ``Memory.is_past``): still true that it was said, still searched."""
+    return ~Q(kind=Kind.OPERATIONAL) | Q(expires_at__isnull=True) | Q(expires_at__gt=at)
 
 
 def unexpired_sql(alias: str = "m") -> str:
     """``unexpired`` as SQL on the memory row ``alias``, with one parameter: the time."""
-    return f"({alias}.expires_at IS NULL OR {alias}.expires_at > %s)"
+    return (
+        f"({alias}.kind <> '{Kind.OPERATIONAL}' OR {alias}.expires_at IS NULL "
+        f"OR {alias}.expires_at > %s)"
+    )
 
 
 class MemoryQuerySet(SealedQuerySet):
@@ -187,7 +193,8 @@ class MemoryQuerySet(SealedQuerySet):
         return self.filter(status__in=LIVE_STATUSES)
 
     def current(self, now=None):
-        """What memory holds true at ``now`` (default: now): live, and not past its expiry."""
+        """What memory holds at ``now`` (default: now): live, and not gone by time (past
+        plans included: see ``unexpired``)."""
         return self.live().filter(unexpired(now or timezone.now()))
 
     def as_of(self, at):
@@ -315,76 +322,13 @@ class Memory(models.Model):
     def is_latest(self) -> bool:
         return self.status in LIVE_STATUSES
 
+    def is_current(self, at) -> bool:
+        """Live and not gone by time at ``at`` (``unexpired``, in Python)."""
+        return self.status in LIVE_STATUSES and not (
+            self.kind == Kind.OPERATIONAL and self.expires_at is not None and self.expires_at <= at
+        )
 
-class Evidence(models.Model):
-    """A memory rests on an event: extracted from it, restated by it, or consolidated."""
-
-    class Role(models.TextChoices):
-        EXTRACTED = "extracted", "Extracted from"
-        RESTATED = "restated", "Restated by (dedup)"
-        CONSOLIDATED = "consolidated", "Consolidated from"
-
-    class Action(models.TextChoices):
-        """What ingesting the event did to the memory (the API's ``action``)."""
-
-        ADDED = "added", "Added"
-        DEDUPLICATED = "deduplicated", "Deduplicated"
-        UPDATED = "updated", "Updated (supersedes the related memory)"
-        EXTENDED = "extended", "Extended the related memory"
-        CONFLICT = "conflict", "Conflicts with the related memory"
-
-    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="evidence")
-    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="evidence_for")
-    role = models.CharField(max_length=16, choices=Role.choices, default=Role.EXTRACTED)
-    # What ingesting the event did to the memory, so a replayed event answers the same.
-    action = models.CharField(max_length=16, choices=Action.choices, blank=True)
-    related = models.ForeignKey(
-        Memory, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
-
-    class Meta:
-        verbose_name_plural = "evidence"
-        constraints = [
-            models.UniqueConstraint(fields=["memory", "event"], name="evidence_unique_pair")
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.memory_id} ← {self.event_id}"
-
-
-class RelationType(models.TextChoices):
-    UPDATES = "updates", "updates (supersedes)"
-    EXTENDS = "extends", "extends"
-    DERIVES = "derives", "derives from"
-    MERGED_INTO = "merged_into", "merged into"
-    CONFLICTS_WITH = "conflicts_with", "conflicts with"
-
-
-class Relation(models.Model):
-    """A typed edge ``source → target``: the newer memory is the source of ``updates``."""
-
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="relations")
-    source = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="relations_out")
-    target = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="relations_in")
-    type = models.CharField(max_length=16, choices=RelationType.choices)
-    confidence = models.FloatField(default=1.0, validators=UNIT)
-    reason = models.CharField(max_length=300, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["source", "target", "type"], name="relation_unique_edge"
-            ),
-            models.CheckConstraint(
-                condition=~Q(source=models.F("target")), name="relation_no_loop"
-            ),
-        ]
-        indexes = [models.Index(fields=["target", "type"])]
-
-    def __str__(self) -> str:
-        return f"{self.source_id} {self.type} {self.target_id}"
+    def is_past(self, at) -> bool:
+        """What it speaks of was ahead when said and its day has gone by at ``at``: a plan, a
+        deadline, an appointment. It stays a memory; ranking and the context say it is past."""
+        return self.expires_at is not None and self.expires_at <= at

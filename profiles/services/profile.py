@@ -58,6 +58,7 @@ def profile_build(*, client, now=None) -> tuple[list[dict], list[dict]]:
             Q(category__in=(Category.GOAL, Category.EVENT))
             | Q(kind__in=(Kind.EPISODIC, Kind.OPERATIONAL, Kind.DECISION))
         )
+        .exclude(expires_at__lte=now)  # a plan whose day has gone by is no longer ahead
         .order_by("-last_seen_at")[:LIMIT]
     )
     return [_entry(m) for m in static], [_entry(m) for m in dynamic]

@@ -1,14 +1,15 @@
 """Forgetting that loses nothing worth keeping: the TTL sweep (seed 004 §8 job A) and
 decay (seed 003 phase 2, reconciled with seed 000's tiers).
 
-Only what is meant to pass leaves the live set: operational context past its TTL and
-memories past their ``expires_at`` become ``expired`` (explicit forgets, supersedes and
-merges are their own doors). Decay lowers a memory's freshness as it goes unread and
-unrestated, and moves a memory that stayed below the floor to the ``archival`` tier, which
-is kept for ever and still searched: a client's children, employer or risk profile are not
-deleted for going unread. Nothing is deleted: rows, evidence and relations stay. Each rule
-claims its rows in batches with ``FOR UPDATE SKIP LOCKED`` and only rows still matching
-are touched, so a second run, or a second worker, finds nothing left to do.
+Only what is meant to pass leaves the live set: operational context past its TTL or its
+``expires_at`` becomes ``expired`` (a plan whose day has gone by is past, not gone;
+explicit forgets, supersedes and merges are their own doors). Decay lowers a memory's
+freshness as it goes unread and unrestated, and moves a memory that stayed below the floor
+to the ``archival`` tier, which is kept for ever and still searched: a client's children,
+employer or risk profile are not deleted for going unread. Nothing is deleted: rows,
+evidence and relations stay. Each rule claims its rows in batches with ``FOR UPDATE SKIP
+LOCKED`` and only rows still matching are touched, so a second run, or a second worker,
+finds nothing left to do.
 """
 
 from __future__ import annotations
@@ -42,7 +43,13 @@ def ttl_sweep(*, tenant_id=None, counts: JobCounts) -> None:
     if tenant_id is not None:
         live = live.filter(tenant_id=tenant_id)
     rules = [
-        ("past_expires_at", live.filter(expires_at__lte=now), "expired: past its expiry"),
+        # Only operational context leaves by time: a plan whose day has gone by is past,
+        # not gone (Memory.is_past).
+        (
+            "past_expires_at",
+            live.filter(kind=Kind.OPERATIONAL, expires_at__lte=now),
+            "expired: past its expiry",
+        ),
         (
             "operational",
             live.filter(

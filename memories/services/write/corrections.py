@@ -80,7 +80,7 @@ def memory_correct(
     why = _required(reason, "reason", "Say why: the reason goes in the audit trail.", MAX_REASON)
     old = Memory.objects.select_for_update().select_related("client__tenant").get(pk=memory.pk)
     client, now = old.client, timezone.now()
-    if old.status not in LIVE_STATUSES or (old.expires_at and old.expires_at <= now):
+    if not old.is_current(now):
         raise ChangedMeanwhile(
             f"This memory is {old.get_status_display().lower()}"
             f"{' and expired' if old.status in LIVE_STATUSES else ''}: only what memory "
