@@ -4,6 +4,7 @@ negated fact, a reversed decision (en/it/es), caught through ingest; near misses
 import pytest
 
 from memories.evaluation import contradictions
+from memories.models import Memory
 
 pytestmark = pytest.mark.django_db
 
@@ -54,3 +55,18 @@ def test_the_labelled_pairs_precision_and_recall():
     assert result["overall"]["precision"] == 1.0
     assert result["overall"]["recall"] >= 0.95
     assert result["by_set"]["held-out"]["precision"] == 1.0
+
+
+def test_two_people_speak_for_themselves(post_event):
+    """In a conversation between people, one person's statement neither repeats nor
+    contradicts the other's: each is about its speaker."""
+    said = post_event("My husband and I went hiking last weekend.", speaker="Melanie", days_ago=30)
+    first = said["memories"][0]
+    answer = post_event("I'm not married yet.", speaker="Caroline")
+    assert [m["action"] for m in answer["memories"]] == ["added"]
+    assert Memory.objects.get(pk=first["id"]).status == "active"
+    again = post_event("I'm not married yet.", speaker="Melanie")
+    assert [m["action"] for m in again["memories"]] in (["updated"], ["conflict"])
+    twice = [post_event("I love hiking.", speaker=who)["memories"][0] for who in ("Jon", "Gina")]
+    assert [m["action"] for m in twice] == ["added", "added"]
+    assert {m["subject"] for m in twice} == {"Jon", "Gina"}

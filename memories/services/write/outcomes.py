@@ -96,6 +96,7 @@ class OutcomeWriter:
                 negated=candidate.negated,
                 neighbours=neighbours,
                 tags=candidate.tags,
+                subject=statement_subject(item.speaker, client),
             )
         if verdict.action == Judgement.DUPLICATE:
             assert verdict.memory is not None  # judge names the memory a statement repeats

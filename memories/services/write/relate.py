@@ -233,18 +233,26 @@ def judge(
     negated: bool,
     neighbours: Callable[[], list[tuple[Memory, float]]],
     tags=(),
+    subject: str = "",
 ) -> Verdict:
-    """``neighbours`` is called only when text and attribute did not already decide."""
-    exact = index.exact(client.pk, content_hash)
+    """``neighbours`` is called only when text and attribute did not already decide. Only
+    memories about the same ``subject`` are the same statement, or contradicted by it: in a
+    conversation between people, one person's "I'm not married yet" says nothing of the
+    other's husband, and two people who both love hiking are two memories."""
+
+    def theirs(memories):
+        return [m for m in memories if m.subject == subject]
+
+    exact = theirs(index.exact(client.pk, content_hash))
     if exact:
         return Verdict(Judgement.DUPLICATE, min(exact, key=lambda m: m.created_at), 1.0)
 
     married = marriage(attribute, value, negated, tags)
-    if married is not None and (denied := index.saying_married(client.pk, not married)):
+    if married is not None and (denied := theirs(index.saying_married(client.pk, not married))):
         # "I'm not married" after "my wife Sarah…", and the other way round.
         return Verdict(Judgement.CONTRADICTION, denied[0])
     if attribute:
-        same_attribute = index.same_attribute(client.pk, attribute)
+        same_attribute = theirs(index.same_attribute(client.pk, attribute))
         agreeing = [
             m for m in same_attribute if m.attribute_value == value and m.negated == negated
         ]
@@ -260,6 +268,8 @@ def judge(
 
     dedup, extend = float(setting("DEDUP_THRESHOLD")), float(setting("EXTEND_THRESHOLD"))
     for memory, similarity in neighbours():
+        if memory.subject != subject:
+            continue  # about someone else
         if attribute and memory.attribute and memory.attribute != attribute:
             continue  # about something else, however close the words
         if memory.kind == kind == Kind.DECISION and (
