@@ -1,7 +1,9 @@
 """Ranking with hand-built memories, embedded by the real local model."""
 
+import json
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import date, timedelta
+from pathlib import Path
 
 import pytest
 import time_machine
@@ -17,6 +19,8 @@ from memories.services.retrieval.answers import Expected, expected_answer
 from tests import factories
 
 pytestmark = pytest.mark.django_db
+
+CONVERSATIONS = Path(__file__).resolve().parents[1] / "memories/evaluation/data/conversations.json"
 
 
 @pytest.fixture
@@ -62,6 +66,9 @@ def test_every_hit_explains_its_score(personas, remember):
         "canonicity",
         "speaker",
         "answer",
+        "window",
+        "past",
+        "outdated",
         "redundancy",
     }
     assert hit.scores["semantic"] > 0.5
@@ -110,9 +117,86 @@ def test_filters(personas, remember):
     assert search(until=timezone.now() - timedelta(days=30)) == ["Decided against crypto."]
 
 
-def test_expired_memories_are_left_out(personas, remember):
-    remember("Call back about the transfer.", expires_at=timezone.now() - timedelta(hours=1))
+def test_operational_context_past_its_expiry_is_left_out(personas, remember):
+    remember(
+        "Call back about the transfer.",
+        kind="operational",
+        expires_at=timezone.now() - timedelta(hours=1),
+    )
     assert memories_search(client=personas.client, query="transfer call back") == []
+
+
+@pytest.mark.parametrize("category", ["goal", "event", "constraint"])
+def test_a_plan_whose_day_has_passed_is_still_found_and_marked_past(personas, remember, category):
+    kind = "episodic" if category == "event" else "semantic"
+    gone = timezone.now() - timedelta(days=3)
+    plan = remember(
+        "Plans to sign the mortgage for the Bristol house on the 20th.",
+        kind=kind,
+        category=category,
+        expires_at=gone,
+        days_ago=40,
+    )
+    twin = remember(
+        "Plans to sign the mortgage for the Leeds flat on the 20th.",
+        kind=kind,
+        category=category,
+        days_ago=40,
+    )
+    hits = memories_search(client=personas.client, query="When is the mortgage signed?")
+    assert [h.memory.pk for h in hits] == [twin.pk, plan.pk]
+    assert (hits[0].scores["past"], hits[1].scores["past"]) == (0.0, 1.0)
+    assert plan.is_past(timezone.now()) and not twin.is_past(timezone.now())
+
+
+def test_a_newer_value_outranks_the_older_one(personas, remember, settings):
+    settings.MEMORYHUB = {"SEARCH_NEWER_FIRST": True}
+    old = remember("The dashboard API averages 480 ms per request.", days_ago=30, speaker="user")
+    new = remember("The dashboard API now averages 250 ms per request.", days_ago=2, speaker="user")
+    # Importance would rank the old one first: the newer value still wins.
+    type(old).objects.filter(pk=old.pk).update(importance=0.9)
+    hits = memories_search(client=personas.client, query="How fast is the dashboard API?")
+    assert [h.memory.pk for h in hits[:2]] == [new.pk, old.pk]
+    assert (hits[0].scores["outdated"], hits[1].scores["outdated"]) == (0.0, 1.0)
+    # Another speaker's statement is not the user's new value.
+    other = remember("The dashboard API now averages 900 ms per request.", speaker="assistant")
+    hits = memories_search(client=personas.client, query="How fast is the dashboard API?")
+    assert {h.memory.pk: h.scores["outdated"] for h in hits}[other.pk] == 0.0
+    assert {h.memory.pk: h.scores["outdated"] for h in hits}[new.pk] == 0.0
+
+
+def test_the_answer_does_not_depend_on_how_many_results_are_asked_for(personas, remember):
+    """A larger k reads more candidates: the floor still weighs the same nearest ones, so the
+    same question gets the same first answers (or nothing) at k=10 and k=50."""
+    said = json.loads(CONVERSATIONS.read_text(encoding="utf-8"))["clients"][0]["sessions"]
+    for session in said:
+        for event in session["events"]:
+            remember(event["content"], speaker=event.get("speaker", "user"))
+    remember("James adopted a rescue greyhound called Pepper.", days_ago=3)
+    for query in ("Which dog did he adopt?", "How does she like to be contacted?"):
+        first = [h.memory.pk for h in memories_search(client=personas.client, query=query, k=10)]
+        more = [h.memory.pk for h in memories_search(client=personas.client, query=query, k=50)]
+        assert first and more[:3] == first[:3], query
+    nothing = "quantum chromodynamics lecture slides"
+    assert memories_search(client=personas.client, query=nothing, k=10) == []
+    assert memories_search(client=personas.client, query=nothing, k=50) == []
+
+
+def test_a_date_in_the_question_narrows_the_answer(personas, remember):
+    april = remember(
+        "Adopted a puppy from the shelter.", occurred=Happened(date(2022, 4, 12), "day")
+    )
+    june = remember(
+        "Adopted a kitten from the shelter.", occurred=Happened(date(2022, 6, 20), "day")
+    )
+    for query, first in (
+        ("What did she adopt in April 2022?", april),
+        ("What did she adopt in June 2022?", june),
+        ("¿Qué adoptó en abril de 2022?", april),
+    ):
+        hits = memories_search(client=personas.client, query=query, k=2)
+        assert hits[0].memory.pk == first.pk, query
+        assert (hits[0].scores["window"], hits[1].scores["window"]) == (1.0, 0.0), query
 
 
 def test_recency_alone_never_decides(personas, remember):
@@ -228,7 +312,15 @@ def _placed_around(query: str, memories: list) -> list:
     return memories
 
 
-_NO_REDUNDANCY_PENALTY = {**ranking_weights(), "redundancy": 0.0}
+# For items placed near one another and made one after another: the nearest come first.
+_NEAREST_FIRST = {**ranking_weights(), "redundancy": 0.0}
+
+
+@pytest.fixture
+def numbered_items_are_not_versions(settings):
+    """ "Item number 3 on file" and "Item number 4 on file", said one after the other, would
+    be two versions of one statement: the newer would come first."""
+    settings.MEMORYHUB = {"SEARCH_NEWER_FIRST": False}
 
 
 def test_the_pick_weighs_every_candidate_against_what_is_chosen(personas):
@@ -272,7 +364,7 @@ def _searches_run(ctx) -> int:
 
 @pytest.mark.parametrize(("not_live", "statements"), [(76, 2), (10, 1)])
 def test_the_nearest_live_memories_are_found_however_many_near_ones_are_gone(
-    personas, not_live, statements
+    personas, not_live, statements, numbered_items_are_not_versions
 ):
     """The usual search reads its pool (40) of nearest vectors and keeps the live ones;
     when fewer than the pick looks at (30) are live it searches again, filtering as it
@@ -291,7 +383,7 @@ def test_the_nearest_live_memories_are_found_however_many_near_ones_are_gone(
             client=personas.client,
             query="where does she sail",
             k=10,
-            weights=_NO_REDUNDANCY_PENALTY,  # these items are near one another
+            weights=_NEAREST_FIRST,
         )
     assert [h.memory.pk for h in hits] == [m.pk for m in memories[not_live : not_live + 10]]
     assert _searches_run(ctx) == statements
@@ -299,7 +391,9 @@ def test_the_nearest_live_memories_are_found_however_many_near_ones_are_gone(
     assert sorted(logged) == sorted(h.memory.pk for h in hits)
 
 
-def test_an_hnsw_scan_that_gives_up_early_is_searched_again(personas):
+def test_an_hnsw_scan_that_gives_up_early_is_searched_again(
+    personas, numbered_items_are_not_versions
+):
     """The index may return fewer vectors than asked (hnsw.max_scan_tuples, ef_search)
     though the client has more: that is short too, not "the client has no more"."""
     memories = [
@@ -318,7 +412,11 @@ def test_an_hnsw_scan_that_gives_up_early_is_searched_again(personas):
         cursor.execute("SET LOCAL hnsw.ef_search = 10")
     with CaptureQueriesContext(connection) as ctx, _statements_sent() as sent:
         hits = memories_search(
-            client=personas.client, query="where does she sail", k=11, record_access=False
+            client=personas.client,
+            query="where does she sail",
+            k=11,
+            record_access=False,
+            weights=_NEAREST_FIRST,
         )
     quick = next((sql, params) for sql, params in sent if "nearby AS" in sql)
     assert "Index Scan using memoryembedding_hnsw" in _explain(*quick)

@@ -139,10 +139,11 @@ def test_ranking_refresh(personas):
         assert run(ranking_refresh) == {"updated": 2, "memories": 2}
         assert run(ranking_refresh) == {"memories": 2}
     scores = dict(Memory.objects.values_list("pk", "rank_score"))
-    # Weights (read path + evidence): recency .10, usage .05, evidence .05, confidence .05,
-    # importance .10 (0.5 here), canonicity .05, normalised by their sum .40.
-    assert scores[fresh.pk] == round((0.10 + 0 + 0.05 + 0.05 * 0.7 + 0.05 + 0.05 * 0.6) / 0.40, 4)
-    assert scores[used.pk] == round((0.10 + 0.05 + 0 + 0.05 * 0.7 + 0.05 + 0.05 * 1.0) / 0.40, 4)
+    # Weights (read path + evidence): recency .10, usage 0, evidence .05, confidence .05
+    # (0.7 here), importance .05 (0.5 here), canonicity .05 (0.6 active, 1.0 promoted),
+    # normalised by their sum .30.
+    assert scores[fresh.pk] == round((0.10 + 0.05 + 0.05 * 0.7 + 0.05 * 0.5 + 0.05 * 0.6) / 0.30, 4)
+    assert scores[used.pk] == round((0.10 + 0 + 0.05 * 0.7 + 0.05 * 0.5 + 0.05 * 1.0) / 0.30, 4)
     assert scores[gone.pk] is None
 
 

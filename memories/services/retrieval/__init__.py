@@ -5,15 +5,26 @@ iterative scan, or the (space, client) b-tree for small clients: the planner pic
 statistics) and full-text matches (GIN on the folded, stemmed ``search_vector``). The
 union, a few times ``k``, is then scored with configurable weights:
 
-    score = Σ weight × component − weight_redundancy × redundancy
+    score = Σ weight × component − Σ weight × penalty − weight_redundancy × redundancy
 
-components: semantic (cosine), text (ts_rank_cd, normalised), recency (half-life 14 days
-from the last time the client said it), usage (log-normalised over the candidates),
-confidence, importance, canonicity (promoted > active > candidate), speaker (the query
-names who said it), answer (it holds the kind of answer the question asks for: a person,
-a day, an amount; ``answers.py``). Redundancy
-penalises a candidate by its similarity to those already chosen (greedy, like MMR), so
-near-duplicates are not returned twice.
+components: semantic (cosine), text (BM25, scaled to the best candidate), recency
+(half-life 14 days from the last time the client said it), usage (log-normalised over the
+candidates), confidence, importance, canonicity (promoted > active > candidate), speaker
+(the query names who said it), answer (it holds the kind of answer the question asks for:
+a person, a day, an amount; ``answers.py``), window (it happened in the days the question
+names, "in April 2022", "last week": a soft window, and those words are taken out of the
+query's vector and so out of the floor).
+
+A penalty: past (a plan or deadline whose day has gone by: still found, a little lower).
+Redundancy penalises a candidate by its similarity to those already chosen (greedy, like
+MMR), so near-duplicates are not returned twice, and ``same_event`` one that only repeats
+a message the answer already cites. A memory the same speaker said again later with another
+number, date or amount is flagged (``newer_versions``, ``scores["outdated"]``); with
+``SEARCH_NEWER_FIRST`` the pick puts the newer just before it (off by default: measured,
+it cost recall on long conversations and moved no update; docs/decisions.md).
+
+Usage (how often a memory was read) is a component a tenant may weigh, but weighs nothing
+by default: what a search returned would otherwise come back because it was returned.
 
 Candidates and every component come from one statement (``statement.py``); this
 module runs it, makes the pick, and logs the reads with the evidence in one more.
@@ -22,9 +33,7 @@ module runs it, makes the pick, and logs the reads with the evidence in one more
 from __future__ import annotations
 
 import json
-import math
 import re
-from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import connection
@@ -33,40 +42,45 @@ from django.utils import timezone
 from memories.conf import setting
 from memories.crypto import blind
 from memories.db import bound_cursor
-from memories.models import Memory
 from memories.selectors.memory import EVIDENCE_SQL, evidence_grouped
 from memories.services.embedding import providers as embeddings
 from memories.services.embedding import spaces
 from memories.services.retrieval.answers import expected_answer
+from memories.services.retrieval.floor import Floor, Relevance
+from memories.services.retrieval.pick import CONTENT_HASH, ID, Candidate, Hit, select
 from memories.services.retrieval.statement import (
     COMPONENTS,
-    REDUNDANCY_FLOOR,
     SCORED_COLUMNS,
     Filters,
     Search,
     candidates_statement,
 )
+from memories.services.retrieval.window import query_window
 from memories.text import QUERY_WORD, fold
 
 __all__ = ["Filters", "Hit", "memories_search", "ranking_weights"]
 
 NO_FILTERS = Filters()
 
-# Chosen with `bench/ranking_weights.py` on LoCoMo (conversations nobody here wrote) and on
-# `memory_eval` in one run (docs/decisions.md): text counts less than meaning because BM25 is
-# scaled to its best candidate; importance lets a typed fact outrank an episode that only
-# shares its words.
+# Chosen with `bench/ranking_weights.py` on LoCoMo and BEAM (conversations nobody here wrote,
+# of two shapes) and on `memory_eval`, in one run (docs/decisions.md): text counts less than
+# meaning because BM25 is scaled to its best candidate; importance lets a typed fact outrank
+# an episode that only shares its words; usage weighs nothing (a search's answer would come
+# back because it was returned).
 DEFAULT_WEIGHTS = {
     "semantic": 0.50,
-    "text": 0.15,
+    "text": 0.20,
     "recency": 0.10,
     "confidence": 0.05,
-    "importance": 0.10,
-    "usage": 0.05,
+    "importance": 0.05,
+    "usage": 0.0,
     "canonicity": 0.05,
     "speaker": 0.10,
     "answer": 0.05,
+    "window": 0.10,
+    "past": 0.05,
     "redundancy": 0.10,
+    "same_event": 0.10,
 }
 # The two weightings the seed documents propose, kept for the evaluation to compare.
 SEED_000_WEIGHTS = {"semantic": 0.55, "text": 0.25, "recency": 0.15, "usage": 0.05}
@@ -79,15 +93,6 @@ SEED_004_WEIGHTS = {
     "canonicity": 0.05,
     "redundancy": 0.10,
 }
-
-
-@dataclass
-class Hit:
-    memory: Memory
-    score: float
-    scores: dict[str, float] = field(default_factory=dict)
-    # Filled when the search is asked ``with_evidence``: see selectors_memory.evidence_for.
-    evidence: list[dict] = field(default_factory=list)
 
 
 def ranking_weights() -> dict[str, float]:
@@ -116,9 +121,12 @@ def memories_search(
     now = now or timezone.now()
     weights = weights or ranking_weights()
     speakers, unnamed = named_speakers(client, query)
+    # The days it asks about weigh through the window component: in a vector they would
+    # pull every statement that names a date closer, whatever it says.
+    window, undated = query_window(unnamed, now)
     # Names match by their words (and the speaker component); in a vector they would only
     # pull every statement of that person closer, whatever it says.
-    space, vector = _query_vector(client, unnamed) if weights.get("semantic") else (None, None)
+    space, vector = _query_vector(client, undated) if weights.get("semantic") else (None, None)
     words, blind_readings = _query_words(client.tenant, query)
     search = Search(
         client=client,
@@ -133,9 +141,10 @@ def memories_search(
         now=now,
         k=k,
         blind_readings=blind_readings,
+        window=window,
     )
     rows = _scored_candidates(search)
-    hits = _select(rows, weights, k)
+    hits = select(rows, weights, k)
     if budget_chars is not None:
         hits = packed(hits, budget_chars)
     if hits and (record_access or with_evidence):
@@ -188,7 +197,7 @@ def _query_vector(client, query: str):
     return (space, result.vectors[0]) if space else (None, None)
 
 
-def _scored_candidates(search: Search) -> list[_Candidate]:
+def _scored_candidates(search: Search) -> list[Candidate]:
     """The scored candidates, best base score first.
 
     The quick statement serves the usual search (default filters); should too few of the
@@ -210,84 +219,17 @@ def _scored_candidates(search: Search) -> list[_Candidate]:
     if fetched and not Floor.configured().answers(Relevance(*fetched[0][at : at + 4])):
         return []  # nothing matches: that is the answer, not the client's nearest memories
     return [
-        _Candidate(
-            id=row[_ID],
-            content_hash=row[_CONTENT_HASH],
+        Candidate(
+            id=row[ID],
+            content_hash=row[CONTENT_HASH],
             base=row[width],
             components=row[width + 1 : at],
             close=dict(zip(row[at + 4] or (), row[at + 5] or (), strict=True)),
             columns=row[:width],
+            events=frozenset(row[at + 6] or ()),
         )
         for row in fetched
     ]
-
-
-@dataclass(frozen=True)
-class Relevance:
-    """Of every candidate of a search: the best and the median cosine, the best share of
-    the query's word weight, and how many there were."""
-
-    best_semantic: float
-    median_semantic: float
-    best_coverage: float
-    candidates: int
-
-
-@dataclass(frozen=True)
-class Floor:
-    """Relevance, so that "nothing matches" is an answer. An answer needs one candidate
-    close in meaning (cosine ``semantic``), or holding a good share of the query's word
-    weight (``coverage``), or standing out from the rest (its cosine ``gap`` above the
-    candidates' median: a question put in other words than the memory's is still nearer to
-    it than to the others, a query about nothing the client said is near nothing in
-    particular). A client with fewer candidates than ``GAP_CANDIDATES`` has no median to
-    stand out from: there a candidate needs only ``semantic_few`` (with little to choose
-    from, a loose paraphrase is still the answer). Once it has one, the answer is the
-    ranking as it stands: cutting results one by one by an absolute score costs recall
-    (docs/decisions.md)."""
-
-    semantic: float
-    coverage: float
-    gap: float
-    semantic_few: float
-    GAP_CANDIDATES = 8
-
-    @classmethod
-    def configured(cls) -> Floor:
-        return cls(
-            float(setting("SEARCH_FLOOR_SEMANTIC")),
-            float(setting("SEARCH_FLOOR_COVERAGE")),
-            float(setting("SEARCH_FLOOR_GAP")),
-            float(setting("SEARCH_FLOOR_SEMANTIC_FEW")),
-        )
-
-    def answers(self, relevance: Relevance) -> bool:
-        if relevance.best_semantic >= self.semantic or relevance.best_coverage >= self.coverage:
-            return True
-        if relevance.candidates < self.GAP_CANDIDATES:
-            return relevance.best_semantic >= self.semantic_few
-        return relevance.best_semantic - relevance.median_semantic >= self.gap
-
-
-_ID, _CONTENT_HASH = SCORED_COLUMNS.index("id"), SCORED_COLUMNS.index("content_hash")
-
-
-@dataclass(frozen=True, slots=True)
-class _Candidate:
-    """A scored row. Its Memory is built only if the pick chooses it."""
-
-    id: object
-    content_hash: str
-    base: float
-    components: tuple  # in COMPONENTS order
-    close: dict  # id → cosine, of the candidates close to this one
-    columns: tuple  # SCORED_COLUMNS
-
-    def hit(self, score: float, redundancy: float) -> Hit:
-        scores = {name: round(v, 4) for name, v in zip(COMPONENTS, self.components, strict=True)}
-        scores["redundancy"] = round(redundancy, 4)
-        memory = Memory.from_db(connection.alias, SCORED_COLUMNS, self.columns)
-        return Hit(memory, round(score, 4), scores)
 
 
 def _answer_complete(client, hits, now, *, record_access: bool, evidence: bool) -> None:
@@ -330,42 +272,3 @@ def packed(hits: list[Hit], budget_chars: int) -> list[Hit]:
             kept.append(hit)
             used += len(hit.memory.content)
     return kept
-
-
-def _select(candidates: list[_Candidate], weights, k) -> list[Hit]:
-    """Greedy, like MMR: the best base score, less a penalty for repeating what the
-    answer already holds; duplicates are never returned."""
-    chosen: list[Hit] = []
-    remaining = list(candidates)  # best base score first
-    penalty = weights.get("redundancy", 0.0)
-    while remaining and len(chosen) < k:
-        best_index, best_score, best_redundancy = 0, -math.inf, 0.0
-        for index, candidate in enumerate(remaining):
-            if candidate.base <= best_score:
-                break  # sorted by base, and no score exceeds its base: none from here wins
-            redundancy = _redundancy(candidate, chosen)
-            if redundancy is None:
-                continue  # says what an answer already says
-            score = candidate.base - penalty * redundancy
-            if score > best_score:
-                best_index, best_score, best_redundancy = index, score, redundancy
-        if best_score == -math.inf:
-            break
-        chosen.append(remaining.pop(best_index).hit(best_score, best_redundancy))
-    return chosen
-
-
-DUPLICATE_COSINE = 0.97
-
-
-def _redundancy(candidate: _Candidate, chosen: list[Hit]) -> float | None:
-    """How much ``candidate`` repeats one already chosen: 0 below cosine 0.8 rising to 1
-    near 0.97; None for a duplicate (same text, or cosine ≥ 0.97), never returned."""
-    worst = 0.0
-    for hit in chosen:
-        if hit.memory.content_hash == candidate.content_hash:
-            return None
-        worst = max(worst, candidate.close.get(hit.memory.pk, 0.0))
-    if worst >= DUPLICATE_COSINE:
-        return None
-    return min(1.0, max(0.0, (worst - REDUNDANCY_FLOOR) / (DUPLICATE_COSINE - REDUNDANCY_FLOOR)))

@@ -28,6 +28,7 @@ from memories.services.retrieval.text import (
     text_ctes,
     text_scaled,
 )
+from memories.services.retrieval.window import Window
 
 COMPONENTS = (
     "semantic",
@@ -39,7 +40,11 @@ COMPONENTS = (
     "canonicity",
     "speaker",
     "answer",
+    "window",
+    "past",
 )
+# Components that count against a memory: its weight is subtracted.
+PENALTIES = frozenset({"past"})
 CANONICITY = {Status.PROMOTED: 1.0, Status.ACTIVE: 0.6, Status.CANDIDATE: 0.5}
 
 
@@ -62,10 +67,18 @@ def canonicity_sql(status_column: str) -> str:
     return f"CASE {status_column} {cases} ELSE 0.2 END::float8"
 
 
+# The relevance floor weighs this many of the nearest candidates: the pool of a search of
+# up to 10 results, whatever k is.
+FLOOR_POOL = 40
 # Rows scored in SQL; the redundancy-aware selection looks only this deep (× k).
 SELECTION_DEPTH = 3
 # Below this cosine two memories do not repeat each other at all.
 REDUNDANCY_FLOOR = 0.8
+# Two memories of one speaker this close say the same thing of the same subject (a number, a
+# date, a status said again with another value): the later one is its current value.
+RESTATED = 0.72
+# The statement reports the pairs this close among the best candidates.
+CLOSE_FLOOR = min(REDUNDANCY_FLOOR, RESTATED)
 
 # What ranking and the answer read of a memory (Memory.from_db defers the rest).
 _SCORED = {
@@ -128,12 +141,15 @@ class Search:
     # Encrypted tenant: ``words`` are blind tokens, and these (configuration, token, word
     # position) each reading of the query's words (``blind.query_tokens``); None: words.
     blind_readings: tuple[tuple[str, str, int], ...] | None = None
+    # The days the query asks about ("in April 2022"), if it names them.
+    window: Window | None = None
 
 
 def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
     """The statement and its parameters. Its rows: the scored columns of a memory, its base
-    score, its components, the ids and cosines of the others close to it (cosine ≥
-    REDUNDANCY_FLOOR) among the best ``SELECTION_DEPTH × k``, and ``short``; best first.
+    score, its components, the relevance figures, the ids and cosines of the others close
+    to it (cosine ≥ CLOSE_FLOOR) among the best ``SELECTION_DEPTH × k``, the ids of the
+    events it rests on, and ``short``; best first.
 
     Candidates, ``max(4k, 40)`` of each kind: the client's nearest vectors (HNSW; the
     connection sets ``hnsw.iterative_scan``) and its best full-text matches (GIN).
@@ -144,7 +160,7 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
     filters while it scans and, should the approximate index still come back short,
     compares the client's rows one by one; it never says ``short``.
     """
-    k, pool = search.k, max(4 * search.k, 40)
+    k, pool = search.k, max(4 * search.k, FLOOR_POOL)
     where, where_params = _filter_sql(search.filters, search.now)
     # (sql, params) pairs: CTEs come first in the statement, then the union's members.
     ctes: list[tuple[str, list]] = []
@@ -250,14 +266,19 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
     params += text_params
     params += [search.now, float(setting("RECENCY_HALF_LIFE_DAYS"))]
     params += [list(search.speakers), list(search.expected.tags), search.expected.when]
+    params += _window_params(search.window)
+    params.append(search.now)
     join, vector_column = "", "NULL::vector"
     if space is not None:
         join = "LEFT JOIN memories_memoryembedding e ON e.memory_id = m.id AND e.space_id = %s"
         vector_column = "e.vector"
         params.append(space.pk)
     base = " + ".join(f"%s * c_{name}" for name in COMPONENTS)
-    params += [float(search.weights.get(name, 0.0)) for name in COMPONENTS]
-    params += [SELECTION_DEPTH * k, REDUNDANCY_FLOOR, *short_params]
+    params += [
+        float(search.weights.get(name, 0.0)) * (-1 if name in PENALTIES else 1)
+        for name in COMPONENTS
+    ]
+    params += [SELECTION_DEPTH * k, CLOSE_FLOOR, FLOOR_POOL, *short_params]
     columns = ", ".join(f"m.{name}" for name in SCORED_COLUMNS)
     union = " UNION ".join(f"({source})" for source, _ in sources)
     sql = (
@@ -270,7 +291,8 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
         f"{canonicity_sql('m.status')} AS c_canonicity, "
         "(m.speaker <> '' AND lower(m.speaker) = ANY(%s::text[]))::int::float8 AS c_speaker, "
         "(m.tags && %s::varchar[] OR (%s AND m.occurred_on IS NOT NULL))::int::float8 "
-        "AS c_answer "
+        f"AS c_answer, {_WINDOW_SQL} AS c_window, "
+        "(m.expires_at IS NOT NULL AND m.expires_at <= %s)::int::float8 AS c_past "
         f"FROM pool JOIN memories_memory m ON m.id = pool.id {coverage_join} {join}), "
         f"scored AS (SELECT *, {text_scaled() if search.words else '0::float8'} AS c_text "
         "FROM raw), "
@@ -278,18 +300,41 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
         "ORDER BY base DESC, id LIMIT %s) "
         f"SELECT b.{', b.'.join(SCORED_COLUMNS)}, b.base, b.c_{', b.c_'.join(COMPONENTS)}, "
         "relevance.best_semantic, relevance.median_semantic, relevance.best_coverage, "
-        "relevance.candidates, close.ids, close.cosines, short.flag FROM best b LEFT JOIN "
+        "relevance.candidates, close.ids, close.cosines, told.events, short.flag FROM best b "
+        # The events each of the best rests on: one result per event (the pick).
+        "LEFT JOIN LATERAL (SELECT array_agg(ev.event_id) AS events FROM memories_evidence ev "
+        "WHERE ev.memory_id = b.id) told ON true LEFT JOIN "
         "LATERAL (SELECT array_agg(o.id) AS ids, array_agg(o.cosine) AS cosines FROM ("
         "SELECT o.id, 1 - (b.vector <=> o.vector) AS cosine FROM best o "
         "WHERE o.id <> b.id) o WHERE o.cosine >= %s) close ON true, "
-        # Over every candidate, not the best alone: what the relevance floor weighs.
-        "(SELECT max(c_semantic) AS best_semantic, percentile_cont(0.5) WITHIN GROUP "
-        "(ORDER BY c_semantic) AS median_semantic, max(c_coverage) AS best_coverage, "
-        "count(*) AS candidates FROM scored) relevance, "
+        # What the relevance floor weighs: the nearest FLOOR_POOL candidates, however many
+        # the search reads for its k (a larger k must not turn "nothing" into an answer).
+        "(SELECT max(n.c_semantic) AS best_semantic, percentile_cont(0.5) WITHIN GROUP "
+        "(ORDER BY n.c_semantic) AS median_semantic, (SELECT max(c_coverage) FROM scored) "
+        "AS best_coverage, count(*) AS candidates FROM (SELECT c_semantic FROM scored "
+        "ORDER BY c_semantic DESC LIMIT %s) n) relevance, "
         f"(SELECT {short} AS flag) short "
         "ORDER BY b.base DESC, b.id"
     )
     return sql, params
+
+
+# When it happened: the day the text gives, else the day it was said (in UTC).
+_HAPPENED = "coalesce(m.occurred_on, (m.observed_at AT TIME ZONE 'UTC')::date)"
+# In the query's window: 1 inside, 0.5 within its slack either side, else 0 (and 0 for all
+# when the query names no days). Parameters: ``_window_params``.
+_WINDOW_SQL = (
+    f"(CASE WHEN %s::date IS NULL THEN 0 WHEN {_HAPPENED} BETWEEN %s::date AND %s::date THEN 1 "
+    f"WHEN {_HAPPENED} BETWEEN %s::date - %s::int AND %s::date + %s::int THEN 0.5 "
+    "ELSE 0 END)::float8"
+)
+
+
+def _window_params(window: Window | None) -> list:
+    if window is None:
+        return [None] * 7
+    first, last, slack = window.first, window.last, window.slack
+    return [first, first, last, first, slack, last, slack]
 
 
 def _filter_sql(filters: Filters, now: datetime) -> tuple[str, list]:
@@ -329,8 +374,7 @@ def _filter_sql(filters: Filters, now: datetime) -> tuple[str, list]:
     if filters.speakers:
         sql.append("lower(m.speaker) = ANY(%s::text[])")
         params.append(list(filters.speakers))
-    # When it happened: the day the text gives, else the day it was said (in UTC).
-    happened = "coalesce(m.occurred_on, (m.observed_at AT TIME ZONE 'UTC')::date)"
+    happened = _HAPPENED
     if filters.happened_since is not None:
         sql.append(f"{happened} >= %s")
         params.append(filters.happened_since)
