@@ -10,7 +10,7 @@ from memories import permissions
 from memories.api import docs
 from memories.api.base import BaseApiView, tenant_of
 from memories.api.inputs import ContextInSerializer
-from memories.api.outputs import hit_data
+from memories.api.outputs import datetime_out, hit_data
 from memories.api.shapes import ClientProfileOutSerializer, ContextOutSerializer
 from profiles.services.context import client_profile, context_build
 
@@ -22,6 +22,15 @@ def _core_data(memory, disputed_by: dict) -> dict:
         "kind": memory.kind,
         "category": memory.category,
         "disputed_by": disputed_by.get(str(memory.pk), []),
+    }
+
+
+def _coming_up_data(memory, disputed_by: dict) -> dict:
+    return {
+        **_core_data(memory, disputed_by),
+        "occurred_on": memory.occurred_on.isoformat(),
+        "occurred_precision": memory.occurred_precision,
+        "expires_at": datetime_out(memory.expires_at),
     }
 
 
@@ -67,6 +76,7 @@ class ContextApi(BaseApiView):
                     {**hit_data(h), "disputed_by": disputed_by.get(str(h.memory.pk), [])}
                     for h in context["hits"]
                 ],
+                "coming_up": [_coming_up_data(m, disputed_by) for m in context["coming_up"]],
                 "text": context["text"],
             }
         )

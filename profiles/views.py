@@ -31,7 +31,7 @@ from memories.selectors.contradictions import has_contradictory_facts
 from memories.services.client_data.erasure import client_erase
 from memories.services.retrieval import memories_search
 from profiles.client_panels import attach_produced, client_panels
-from profiles.services.context import core_memories
+from profiles.services.context import coming_up, core_memories
 from profiles.services.profile import profile_for
 
 CLIENTS_PER_PAGE = 25
@@ -122,6 +122,7 @@ def client_detail(request, client_id):
         "client": client,
         "profile": profile_for(client),
         "core": core_memories(client),
+        "coming_up": coming_up(client),
         "can_erase": permissions.can_erase_client(request.user, client),
         **client_panels(request.user, client),
         **_memory_results(request, client),

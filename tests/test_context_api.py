@@ -3,6 +3,7 @@
 from datetime import UTC, datetime, timedelta
 
 import pytest
+import time_machine
 from django.utils import timezone
 
 from profiles.models import Profile
@@ -119,6 +120,7 @@ def test_a_client_gets_only_their_core(api_client, personas, post_event):
             }
         ],
         "memories": [],
+        "coming_up": [],
         "text": "Core memories:\n- Prefers email.",
     }
 
@@ -145,6 +147,26 @@ def test_expired_core_memories_are_left_out(api_client, personas):
         api_client, personas.advisor, personas.tenant, client="emma", message="where"
     ).json()
     assert body["core"] == []
+
+
+def test_a_deadline_comes_up_as_it_nears_and_leaves_once_past(api_client, personas, post_event):
+    said = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
+    with time_machine.travel(said, tick=False):
+        post_event("I need to send the signed mortgage papers by March 27, 2026.")
+        post_event("I prefer to be contacted by email.")
+
+    def coming_up(day):
+        with time_machine.travel(day, tick=False):
+            body = _context(
+                api_client, personas.advisor, personas.tenant, client="emma", message="hello"
+            ).json()
+        return [m["content"] for m in body["coming_up"]], body["text"]
+
+    assert coming_up(said) == ([], coming_up(said)[1])  # weeks away: not yet
+    soon, text = coming_up(datetime(2026, 3, 20, 9, 0, tzinfo=UTC))
+    assert soon == ["I need to send the signed mortgage papers by March 27, 2026."]
+    assert "Coming up:\n- 2026-03-27 · I need to send the signed mortgage papers" in text
+    assert coming_up(datetime(2026, 3, 28, 9, 0, tzinfo=UTC))[0] == []  # past: gone from it
 
 
 def test_bad_context_input(api_client, personas):

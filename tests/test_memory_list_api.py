@@ -31,10 +31,15 @@ def test_leaves_out_what_has_expired_or_stopped_being_live(api_client, agent_key
     post_event("I prefer to be contacted by email.")
     gone = post_event("I live in Bristol.")["memories"][0]["id"]
     past = post_event("I am travelling to Rome this week.")["memories"][0]["id"]
+    job = post_event("Backup job 41 is running.", source="tool", speaker="backup")
     Memory.objects.filter(pk=gone).update(status=Status.SUPERSEDED)
-    # Still active, but past its expiry: search already hides it, and so must the list.
-    Memory.objects.filter(pk=past).update(expires_at=timezone.now() - timedelta(minutes=1))
+    # A plan whose day has gone by is past, and listed as such; operational context past its
+    # expiry has left memory (search hides it too).
+    Memory.objects.filter(pk__in=[past, job["memories"][0]["id"]]).update(
+        expires_at=timezone.now() - timedelta(minutes=1)
+    )
     response = _list(api_client, agent_key)
-    assert [m["content"] for m in response.json()["results"]] == [
-        "I prefer to be contacted by email."
+    assert [(m["content"], m["past"]) for m in response.json()["results"]] == [
+        ("I am travelling to Rome this week.", True),
+        ("I prefer to be contacted by email.", False),
     ]

@@ -79,6 +79,18 @@ def test_advisor_sees_profile_core_memories_and_timeline(client, personas, emma)
     assert response.context["profile"].client == personas.client
 
 
+def test_the_page_shows_what_is_coming_up(client, personas, emma, post_event):
+    post_event("I sign the mortgage for the Bristol house next Friday.")
+    post_event("We went to Rome last week.")
+    client.force_login(personas.advisor)
+    response = client.get(_urls(personas.client)["page"])
+    assert [m.content for m in response.context["coming_up"]] == [
+        "I sign the mortgage for the Bristol house next Friday."
+    ]
+    page = response.content.decode()
+    assert "Coming up" in page and "I sign the mortgage for the Bristol house" in page
+
+
 def test_client_sees_only_their_core_memories_read_only(client, personas, emma):
     client.force_login(personas.client_user)
     response = client.get(_urls(personas.client)["page"])

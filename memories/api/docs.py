@@ -154,6 +154,7 @@ _BRIEF = {
     "importance": 0.6,
     "observed_at": "2026-11-30T09:15:00Z",
     "expires_at": None,
+    "past": False,
 }
 _EVENT_IN = {
     "client": "emma-clarke",
@@ -198,6 +199,7 @@ _HIT = {
     "score": 0.71,
     "scores": {"semantic": 0.82, "text": 0.64, "recency": 0.93, "confidence": 0.85},
     "observed_at": "2026-11-30T09:15:00Z",
+    "past": False,
     "tags": [],
     "evidence": [
         {"event": EVENT_ID, "external_id": "msg-1001", "observed_at": "2026-11-30T09:15:00Z"}
@@ -243,8 +245,21 @@ CONTEXT_RESULT = {
         }
     ],
     "memories": [{**_HIT, "disputed_by": []}],
+    "coming_up": [
+        {
+            "id": EVENT_ID,
+            "content": "I sign the mortgage on 12 December.",
+            "kind": "episodic",
+            "category": "event",
+            "disputed_by": [],
+            "occurred_on": "2026-12-12",
+            "occurred_precision": "day",
+            "expires_at": "2026-12-13T00:00:00Z",
+        }
+    ],
     "text": "Core memories:\n- Prefers meetings in the morning.\n\nRelevant to this message:\n"
-    "- I prefer to be contacted by email.",
+    "- I prefer to be contacted by email.\n\nComing up:\n"
+    "- 2026-12-12 · I sign the mortgage on 12 December.",
 }
 
 CLIENT_PROFILE = {
@@ -441,6 +456,7 @@ CLIENT_EXPORT = {
             "created_at": "2026-11-30T09:15:01+00:00",
             "invalidated_at": None,
             "expires_at": None,
+            "past": False,
             "source_kind": "session",
             "source_ref": f"event:{EVENT_ID}",
             "evidence": [{"event": EVENT_ID, "role": "extracted", "action": "added"}],

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.utils import timezone
 from rest_framework import serializers
 
 from memories.models import Evidence, Precision, Status
@@ -37,15 +38,24 @@ class MemoryBriefSerializer(serializers.Serializer):
     confidence = serializers.FloatField()
     importance = serializers.FloatField()
     observed_at = serializers.DateTimeField()
-    expires_at = serializers.DateTimeField(allow_null=True)
+    expires_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="Operational context leaves memory at this time; a plan, deadline or "
+        "appointment becomes past (see past) and stays.",
+    )
+    past = serializers.BooleanField(
+        help_text="What it speaks of was ahead when said and its day has gone by (a plan, a "
+        "deadline): still memory, ranked a little lower."
+    )
     speaker = serializers.CharField(help_text="Who said it (the event's speaker).")
     subject = serializers.CharField(
         help_text="Whom it is about: empty for the client, else the person's name."
     )
     occurred_on = serializers.DateField(
         allow_null=True,
-        help_text="When what it tells of happened, when the text says so ('yesterday', "
-        "'last month', a date), resolved against observed_at; null: when it was said.",
+        help_text="When what it tells of happens or happened, when the text says so "
+        "('yesterday', 'last month', 'next Friday', a date), resolved against observed_at; a "
+        "plan's day may be ahead; null: when it was said.",
     )
     occurred_precision = serializers.ChoiceField(
         choices=["", *Precision.values],
@@ -68,7 +78,7 @@ class OutcomeSerializer(MemoryBriefSerializer):
 _datetime = serializers.DateTimeField()
 
 
-def _when(value):
+def datetime_out(value):
     return None if value is None else _datetime.to_representation(value)
 
 
@@ -84,8 +94,9 @@ def _memory_brief(memory) -> dict:
         "status": memory.status,
         "confidence": memory.confidence,
         "importance": memory.importance,
-        "observed_at": _when(memory.observed_at),
-        "expires_at": _when(memory.expires_at),
+        "observed_at": datetime_out(memory.observed_at),
+        "expires_at": datetime_out(memory.expires_at),
+        "past": memory.is_past(timezone.now()),
         **_attribution(memory),
     }
 
@@ -107,7 +118,7 @@ def _event_data(event) -> dict:
         "source": event.source,
         "speaker": event.speaker,
         "content": event.content,
-        "observed_at": _when(event.observed_at),
+        "observed_at": datetime_out(event.observed_at),
         "external_id": event.external_id,
         "metadata": event.metadata,
         "entities": event.entities,
@@ -145,6 +156,9 @@ class SearchHitSerializer(serializers.Serializer):
     score = serializers.FloatField()
     scores = serializers.DictField(child=serializers.FloatField())
     observed_at = serializers.DateTimeField()
+    past = serializers.BooleanField(
+        help_text="A plan or deadline whose day has gone by (ranked a little lower)."
+    )
     speaker = serializers.CharField()
     subject = serializers.CharField()
     occurred_on = serializers.DateField(allow_null=True)
@@ -164,14 +178,15 @@ def hit_data(hit) -> dict:
         "status": memory.status,
         "score": hit.score,
         "scores": hit.scores,
-        "observed_at": _when(memory.observed_at),
+        "observed_at": datetime_out(memory.observed_at),
+        "past": bool(hit.scores.get("past")),
         **_attribution(memory),
         "tags": list(memory.tags),
         "evidence": [
             {
                 "event": e["event"],
                 "external_id": e["external_id"],
-                "observed_at": _when(e["observed_at"]),
+                "observed_at": datetime_out(e["observed_at"]),
             }
             for e in hit.evidence
         ],
@@ -185,13 +200,13 @@ def memory_detail_data(memory, *, evidence: list[dict], relations: list[dict]) -
             "client": memory.client.external_ref,
             "title": memory.title,
             "tags": list(memory.tags),
-            "created_at": _when(memory.created_at),
-            "invalidated_at": _when(memory.invalidated_at),
+            "created_at": datetime_out(memory.created_at),
+            "invalidated_at": datetime_out(memory.invalidated_at),
             "usage_count": memory.usage_count,
             "dup_count": memory.dup_count,
             "evidence_count": memory.evidence_count,
             "is_latest": memory.is_latest,
-            "evidence": [{**e, "observed_at": _when(e["observed_at"])} for e in evidence],
+            "evidence": [{**e, "observed_at": datetime_out(e["observed_at"])} for e in evidence],
             "relations": [
                 {
                     "type": r["type"],

@@ -12,7 +12,7 @@ from memories.api.outputs import (
     OutcomeSerializer,
     SearchHitSerializer,
 )
-from memories.models import RelationType, Status
+from memories.models import Precision, RelationType, Status
 
 
 class ErrorBodySerializer(serializers.Serializer):
@@ -116,10 +116,21 @@ class ContextHitSerializer(SearchHitSerializer):
     disputed_by = _disputed_by()
 
 
+class ComingUpSerializer(CoreOutSerializer):
+    occurred_on = serializers.DateField(help_text="The day it is for (or the first of its span).")
+    occurred_precision = serializers.ChoiceField(choices=["", *Precision.values])
+    expires_at = serializers.DateTimeField(help_text="When it becomes past.")
+
+
 class ContextOutSerializer(serializers.Serializer):
     profile = ProfileOutSerializer()
     core = CoreOutSerializer(many=True)
     memories = ContextHitSerializer(many=True)
+    coming_up = ComingUpSerializer(
+        many=True,
+        help_text="What the client said will happen or must be done in the next three "
+        "weeks, nearest first: for the agent to raise unasked.",
+    )
     text = serializers.CharField()
 
 

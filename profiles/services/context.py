@@ -2,19 +2,45 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+from django.utils import timezone
+
 from curation.selectors import open_disputes
 from memories import permissions
-from memories.models import Memory, Precision
+from memories.models import Kind, Memory, Precision
 from memories.services.extraction.heuristic import speaker_role
 from memories.services.retrieval import Filters, memories_search
 from profiles.services.profile import profile_for
 
 
 def core_memories(client) -> list[Memory]:
+    """The client's core tier, as always true: a plan whose day has gone by is left out."""
     return list(
         Memory.objects.current()
         .filter(client=client, tier="core")
+        .exclude(expires_at__lte=timezone.now())
         .order_by("-importance", "-confidence", "created_at")
+    )
+
+
+# How far ahead the context looks for what the client said will happen or must be done, and
+# how many such memories it shows (nearest first).
+COMING_UP_DAYS = 21
+COMING_UP_LIMIT = 5
+
+
+def coming_up(client, now=None) -> list[Memory]:
+    """What the client said will happen, or must be done, within ``COMING_UP_DAYS``: plans,
+    deadlines, appointments whose day is ahead and not yet gone by (``expires_at``), nearest
+    first, so that an agent can raise them unasked (seed 003's proactive layer)."""
+    now = now or timezone.now()
+    horizon = timezone.localdate(now) + timedelta(days=COMING_UP_DAYS)
+    return list(
+        Memory.objects.current(now)
+        .filter(client=client, expires_at__gt=now, occurred_on__lte=horizon)
+        .exclude(kind=Kind.OPERATIONAL)
+        .order_by("occurred_on", "expires_at", "-importance", "created_at")[:COMING_UP_LIMIT]
     )
 
 
@@ -57,6 +83,7 @@ def context_build(
             "profile": {"static": [], "dynamic": []},
             "core": core,
             "hits": [],
+            "coming_up": [],
             "disputed_by": {},
             "text": render_text(core=core, static=[], hits=[], dynamic=[], budget=budget_chars),
         }
@@ -77,18 +104,21 @@ def context_build(
     disputes = Disputes(open_disputes(client))
     core = [m for m in core if disputes.keeps(str(m.pk))]
     hits = [h for h in hits if disputes.keeps(str(h.memory.pk))]
+    ahead = [m for m in coming_up(client) if disputes.keeps(str(m.pk))]
     static = [e for e in profile.static if disputes.keeps(e["memory"])]
     dynamic = [e for e in profile.dynamic if disputes.keeps(e["memory"])]
     return {
         "profile": {"static": static, "dynamic": dynamic},
         "core": core,
         "hits": hits,
+        "coming_up": ahead,
         "disputed_by": disputes.shown_rivals(),
         "text": render_text(
             core=core,
             static=static,
             hits=hits,
             dynamic=dynamic,
+            coming_up=ahead,
             budget=budget_chars,
             notes=disputes.notes(),
         ),
@@ -158,7 +188,7 @@ def when_of(memory: Memory) -> str:
     return spans.get(memory.occurred_precision, day.isoformat())
 
 
-def render_text(*, core, static, hits, dynamic, budget: int, notes=None) -> str:
+def render_text(*, core, static, hits, dynamic, budget: int, coming_up=(), notes=None) -> str:
     """Sections in order of importance, each line added only while the whole fits in
     ``budget`` characters; a memory already shown is not repeated. ``notes``: memory id →
     what follows its line (a dispute)."""
@@ -166,6 +196,7 @@ def render_text(*, core, static, hits, dynamic, budget: int, notes=None) -> str:
     sections = [
         ("Core memories", [(str(m.pk), m.content) for m in core]),
         ("Relevant to this message", [(str(h.memory.pk), memory_line(h.memory)) for h in hits]),
+        ("Coming up", [(str(m.pk), memory_line(m)) for m in coming_up]),
         ("Client profile", [(e["memory"], e["text"]) for e in static]),
         ("Recent activity", [(e["memory"], e["text"]) for e in dynamic]),
     ]

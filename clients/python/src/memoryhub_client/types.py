@@ -92,6 +92,7 @@ class Outcome(TypedDict):
     importance: float
     observed_at: str
     expires_at: str | None
+    past: bool  # a plan or deadline whose day has gone by: still memory
     speaker: str
     subject: str
     occurred_on: str | None
@@ -121,6 +122,7 @@ class SearchHit(TypedDict):
     score: float
     scores: dict[str, float]
     observed_at: str
+    past: bool
     speaker: str
     subject: str
     occurred_on: str | None
@@ -156,10 +158,19 @@ class ContextHit(SearchHit):
     disputed_by: list[str]
 
 
+class ComingUp(CoreMemory):
+    """What the client said will happen or must be done in the next three weeks."""
+
+    occurred_on: str  # the day it is for (or the first of its span)
+    occurred_precision: str
+    expires_at: str  # when it becomes past
+
+
 class Context(TypedDict):
     profile: Profile
     core: list[CoreMemory]
     memories: list[ContextHit]
+    coming_up: list[ComingUp]
     text: str
 
 
@@ -202,6 +213,7 @@ class Memory(TypedDict):
     tags: list[str]
     observed_at: str
     expires_at: str | None
+    past: bool  # a plan or deadline whose day has gone by: still memory
     created_at: str
     invalidated_at: str | None
     usage_count: int
@@ -283,6 +295,7 @@ class ReviewMemory(TypedDict):
     tags: list[str]
     observed_at: str
     expires_at: str | None
+    past: bool  # a plan or deadline whose day has gone by: still memory
     created_at: str
     invalidated_at: str | None
     usage_count: int
@@ -337,6 +350,7 @@ SCHEMA_NAMES: dict[type, str] = {
     Profile: "ProfileOut",
     CoreMemory: "CoreOut",
     Context: "ContextOut",
+    ComingUp: "ComingUp",
     ClientProfile: "ClientProfileOut",
     RelatedMemory: "RelatedMemory",
     Relation: "RelationOut",
