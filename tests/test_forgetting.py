@@ -267,6 +267,7 @@ def test_two_years_on_stable_memories_are_still_found_and_passing_ones_are_past(
         ]
         found = memories_search(client=client, query="backup job", k=5, record_access=False)
         assert not {h.memory.pk for h in found} & set(gone.values_list("pk", flat=True))
-        [rome] = memories_search(client=client, query="rome", k=1, record_access=False)
-        assert rome.memory.content == "I am in Rome until Friday."
+        # The session's summary names Rome too: the plan is among the first, flagged past.
+        found = memories_search(client=client, query="rome", k=3, record_access=False)
+        [rome] = [h for h in found if h.memory.content == "I am in Rome until Friday."]
         assert rome.scores["past"] == 1.0
