@@ -22,6 +22,7 @@ from django.db import close_old_connections, connections
 from django.urls import Resolver404, resolve
 
 from memories.api.errors import error_body
+from memories.middleware import DATABASE_ERRORS, database_trouble
 
 logger = logging.getLogger(__name__)
 
@@ -138,6 +139,15 @@ def api_call(call: Call, *, raw_key: str) -> Answer:
         response = match.func(request, *match.args, **match.kwargs)
         if hasattr(response, "render"):
             response.render()
+    except DATABASE_ERRORS as exc:
+        # What the API answers when the database cannot be reached (or lost a race).
+        logger.warning("%s %s: %s", call.method, call.path, exc)
+        trouble = database_trouble(exc)
+        return Answer(
+            503,
+            error_body(trouble.code, trouble.message),
+            {"Retry-After": str(trouble.retry_after)},
+        )
     except Exception:
         # What the API's handler500 answers; the traceback goes to the log.
         logger.exception("%s %s failed", call.method, call.path)

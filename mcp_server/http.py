@@ -12,13 +12,19 @@ answer any request) and answers plain JSON. Before the SDK sees a request:
   allows, with Django's rules (``.example.com``, ``*``): DNS rebinding protection that
   follows the site's own setting (an Origin listed in ``MEMORYHUB_CSRF_TRUSTED_ORIGINS``
   passes too);
+- it must be a POST: a stateless server has no stream to open for a GET and no session
+  to end for a DELETE (405; the specification allows it, and an event stream that never
+  ends would hold a connection of the server for as long as the caller likes);
 - it must carry ``Authorization: Bearer <API key>``, a usable key (401 otherwise, in
   the API's error format). Each tool call then runs as that key, through the API.
+
+A database that cannot be reached answers 503 with ``Retry-After``, as the API does.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from contextlib import AsyncExitStack, asynccontextmanager
 from urllib.parse import urlsplit
 
@@ -30,7 +36,10 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp_server.calls import in_own_thread
 from mcp_server.server import build_server
 from memories.api.errors import error_body
+from memories.middleware import DATABASE_ERRORS, database_trouble
 from memories.services.tenancy.api_keys import InvalidApiKey, api_key_verify
+
+logger = logging.getLogger(__name__)
 
 PATHS = ("/mcp", "/mcp/")
 _KEY = "memoryhub.api_key"  # where the verified raw key travels in the ASGI scope
@@ -43,12 +52,16 @@ def _key_of(ctx) -> str:
     return ctx.request.scope[_KEY]
 
 
-def _verify(raw_key: str) -> str | None:
-    """None if ``raw_key`` is usable, else why not."""
+def _verify(raw_key: str) -> str | BaseException | None:
+    """None if ``raw_key`` is usable, else why not (the database error that kept it from
+    being checked, if one did)."""
     try:
         api_key_verify(raw_key)
     except InvalidApiKey as exc:
         return str(exc)
+    except DATABASE_ERRORS as exc:
+        logger.warning("the API key of an MCP request could not be checked: %s", exc)
+        return exc
     return None
 
 
@@ -126,6 +139,18 @@ class McpHttpApp:
             origin = headers["origin"]
             await _answer(send, 403, error_body("bad_origin", f"Origin {origin!r} is not allowed."))
             return
+        if scope["method"] != "POST":
+            await _answer(
+                send,
+                405,
+                error_body(
+                    "method_not_allowed",
+                    f"{scope['method']} is not served at /mcp/: this server is stateless "
+                    "(no event stream to open, no session to end); send JSON-RPC by POST.",
+                ),
+                {"Allow": "POST"},
+            )
+            return
         scheme, _, raw_key = headers.get("authorization", "").partition(" ")
         raw_key = raw_key.strip()
         if scheme.lower() != "bearer" or not raw_key:
@@ -140,7 +165,17 @@ class McpHttpApp:
                 {"WWW-Authenticate": "Bearer"},
             )
             return
-        if (refused := await _verify_async(raw_key)) is not None:
+        refused = await _verify_async(raw_key)
+        if isinstance(refused, BaseException):
+            trouble = database_trouble(refused)
+            await _answer(
+                send,
+                503,
+                error_body(trouble.code, trouble.message),
+                {"Retry-After": str(trouble.retry_after)},
+            )
+            return
+        if refused is not None:
             await _answer(
                 send,
                 401,

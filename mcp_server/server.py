@@ -5,7 +5,9 @@ HTTP, ``mcp_server.stdio`` over stdio; each says whose API key a request carries
 
 A tool call is its API call (``mcp_server.calls``): a refusal, a throttle or bad input
 comes back as a tool error (``is_error``) whose text is the API's message, with the
-API's ``{"error": {"code", "message", "fields"}}`` as structured content.
+API's ``{"error": {"code", "message", "fields"}}`` as structured content. A database that
+cannot be reached is a tool error too (code ``database_unavailable``, and ``retry_after``
+in seconds), and, for resources, a JSON-RPC error with the same data.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_server.calls import Answer, BadArguments, Call, api_call_async, call_for, in_own_thread
 from memories import permissions
+from memories.api.errors import error_body
 from memories.api.tool_schemas import TOOLS, TOOLS_BY_NAME
+from memories.middleware import DATABASE_ERRORS, database_trouble
 from memories.services.tenancy.api_keys import InvalidApiKey, api_key_verify
 
 KeyOf = Callable[[ServerRequestContext], str]
@@ -81,6 +85,8 @@ def tool_result(answer: Answer) -> types.CallToolResult:
             structured_content=answer.body,
         )
     error = answer.error
+    if "Retry-After" in answer.headers:  # throttled, or the database is unavailable
+        error = {**error, "retry_after": int(answer.headers["Retry-After"])}
     return types.CallToolResult(
         content=[types.TextContent(text=error["message"])],
         structured_content={"error": error},
@@ -103,18 +109,32 @@ def _parse_uri(uri: str) -> tuple[str, str]:
     return unquote(ref), kind
 
 
+def _unavailable(answer: Answer) -> MCPError:
+    """The JSON-RPC error for an answer the database kept from being given (503)."""
+    data = {**answer.error, "retry_after": int(answer.headers.get("Retry-After", "1"))}
+    return MCPError(code=types.INTERNAL_ERROR, message=answer.error["message"], data=data)
+
+
 def _visible_clients(raw_key: str, offset: int, limit: int) -> list[str]:
     """The references of the clients the key's user may read, a page of them."""
     try:
         key = api_key_verify(raw_key)
+        permissions.role_remember(key.user, key.tenant, key.member_role)
+        return list(
+            permissions.clients_visible_to(key.user, key.tenant)
+            .order_by("external_ref")
+            .values_list("external_ref", flat=True)[offset : offset + limit]
+        )
     except InvalidApiKey as exc:
         raise MCPError(code=types.INVALID_REQUEST, message=str(exc)) from exc
-    permissions.role_remember(key.user, key.tenant, key.member_role)
-    return list(
-        permissions.clients_visible_to(key.user, key.tenant)
-        .order_by("external_ref")
-        .values_list("external_ref", flat=True)[offset : offset + limit]
-    )
+    except DATABASE_ERRORS as exc:
+        trouble = database_trouble(exc)
+        answer = Answer(
+            503,
+            error_body(trouble.code, trouble.message),
+            {"Retry-After": str(trouble.retry_after)},
+        )
+        raise _unavailable(answer) from exc
 
 
 _visible_clients_async = in_own_thread(_visible_clients)
@@ -183,6 +203,8 @@ def build_server(key_of: KeyOf) -> Server:
         ref, kind = _parse_uri(str(params.uri))
         call = Call("GET", f"/api/v1/clients/{quote(ref, safe='')}/profile/")
         answer = await api_call_async(call, raw_key=key_of(ctx))
+        if answer.status == 503:
+            raise _unavailable(answer)
         if not answer.ok:
             # A client the key may not see is "not found", as in the API (the 2026-07-28
             # specification answers an unknown resource with invalid params).

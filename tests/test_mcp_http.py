@@ -146,3 +146,38 @@ def test_without_the_asgi_lifespan_mcp_says_what_it_needs(personas):
         "The MCP transport starts with the ASGI lifespan: serve memoryhub.asgi:application "
         "with lifespan events on."
     )
+
+
+@pytest.mark.parametrize("method", ["GET", "DELETE"])
+def test_a_stateless_server_opens_no_stream_and_ends_no_session(server, personas, method):
+    """A GET used to open an event stream that never ended (a ping every 15 s): some
+    sixty of them, with any valid key, and nothing else was answered. Now the answer is
+    at once."""
+    _, key = factories.api_key_for(personas.client_user, personas.tenant)
+    answer = httpx2.request(
+        method,
+        f"{server.url}/mcp/",
+        headers={"Authorization": f"Bearer {key}", "Accept": "text/event-stream"},
+        timeout=10,
+    )
+    assert answer.status_code == 405
+    assert answer.headers["Allow"] == "POST"
+    assert answer.json()["error"]["code"] == "method_not_allowed"
+    assert answer.json()["error"]["message"].startswith(f"{method} is not served at /mcp/")
+
+
+def test_many_stream_requests_leave_the_server_answering(server, personas):
+    _, key = factories.api_key_for(personas.client_user, personas.tenant)
+    headers = {"Authorization": f"Bearer {key}", "Accept": "text/event-stream"}
+
+    async def scenario():
+        async with httpx2.AsyncClient(timeout=10) as http:
+            streams = await asyncio.gather(
+                *(http.get(f"{server.url}/mcp/", headers=headers) for _ in range(80))
+            )
+            live = await http.get(f"{server.url}/api/v1/health/live")
+        return [s.status_code for s in streams], live.status_code
+
+    statuses, live = asyncio.run(scenario())
+    assert set(statuses) == {405}
+    assert live == 200
