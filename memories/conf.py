@@ -113,6 +113,12 @@ DEFAULTS: dict[str, Any] = {
     "WEBHOOK_TIMEOUT": 5.0,  # seconds a receiver has to answer an attempt
     "WEBHOOK_MAX_ATTEMPTS": 6,  # then the delivery is given up (failed)
     "WEBHOOK_RETRY_SECONDS": 30,  # the first retry's wait; each next one waits 4× longer
+    "WEBHOOK_MAX_ENDPOINTS": 20,  # per tenant
+    # one sweep of due deliveries stops after this many seconds (the next goes on), and
+    # attempts at most this many of one tenant's, so that no tenant's slow receivers hold
+    # up the others'
+    "WEBHOOK_SWEEP_SECONDS": 60,
+    "WEBHOOK_SWEEP_PER_TENANT": 100,
 }
 
 

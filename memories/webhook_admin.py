@@ -10,6 +10,8 @@ from django.utils import timezone
 
 from memories import models
 from memories.admin import ReadOnlyAdmin, ScopedAdmin
+from memories.errors import DomainError
+from memories.services.webhooks.endpoints import webhook_endpoint_room, webhook_url_checked
 
 Status = models.WebhookDelivery.Status
 
@@ -29,6 +31,22 @@ class WebhookEndpointForm(forms.ModelForm):
         model = models.WebhookEndpoint
         fields = ["tenant", "url", "events", "description", "active"]
         formfield_callback = _https_by_default
+
+    def clean_url(self):
+        """The API's checks (``webhook_url_checked``)."""
+        try:
+            return webhook_url_checked(self.cleaned_data["url"])
+        except DomainError as exc:
+            raise forms.ValidationError(exc.message) from exc
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.instance._state.adding and (tenant := cleaned.get("tenant")) is not None:
+            try:
+                webhook_endpoint_room(tenant)
+            except DomainError as exc:
+                raise forms.ValidationError(exc.message) from exc
+        return cleaned
 
 
 @admin.register(models.WebhookEndpoint)

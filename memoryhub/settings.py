@@ -285,9 +285,10 @@ MEMORYHUB_MASTER_KEY = env("MEMORYHUB_MASTER_KEY", "")  # 32 bytes, base64
 MEMORYHUB_MASTER_KEYS_OLD = env("MEMORYHUB_MASTER_KEYS_OLD", "")  # during a rotation
 MEMORYHUB_KEY_PROVIDER = env("MEMORYHUB_KEY_PROVIDER", "memories.crypto.providers.LocalKeyProvider")
 
-# Webhook URLs that resolve to loopback, private or link-local addresses are refused when
-# deployed (a tenant's URL must not reach the server's own network); allowed locally.
-MEMORYHUB_WEBHOOK_ALLOW_PRIVATE = env_bool("MEMORYHUB_WEBHOOK_ALLOW_PRIVATE", not DEPLOYED)
+# Webhook URLs that resolve to loopback, private or link-local addresses are refused unless
+# the operator allows them (a tenant's URL must not reach the server's own network, and the
+# embedded database's server is often a laptop on a private network too).
+MEMORYHUB_WEBHOOK_ALLOW_PRIVATE = env_bool("MEMORYHUB_WEBHOOK_ALLOW_PRIVATE", False)
 
 # --- Observability (memoryhub/observability/): JSON logs with the request id, one access
 # line per request, Prometheus metrics at /metrics for the holder of the token. ---

@@ -84,6 +84,13 @@ def test_another_tenants_supervisor_sees_none_of_them(api_client, personas):
     assert WebhookEndpoint.objects.filter(pk=ours.pk).exists()
 
 
+PORT_MESSAGE = "The port must be a number from 1 to 65535."
+PRIVATE_MESSAGE = (
+    "{} is a private address: deliveries go to public addresses only "
+    "(MEMORYHUB_WEBHOOK_ALLOW_PRIVATE allows others)."
+)
+
+
 @pytest.mark.parametrize(
     ("body", "fields"),
     [
@@ -96,6 +103,34 @@ def test_another_tenants_supervisor_sees_none_of_them(api_client, personas):
         ({**BODY, "url": "not a url"}, {"url": [URL_MESSAGE]}),
         ({**BODY, "url": "https://[::1/hooks"}, {"url": [URL_MESSAGE]}),
         ({**BODY, "secret": "mine"}, {"secret": ["Unknown field."]}),
+        # Hosts httpx cannot send to, which used to stop every tenant's deliveries.
+        (
+            {**BODY, "url": "http://a..b:8080/x"},
+            {"url": ["'a..b' is not a valid host name: Empty Label."]},
+        ),
+        (
+            {**BODY, "url": f"https://{'x' * 64}.example.com/hooks"},
+            {"url": [f"'{'x' * 64}.example.com' is not a valid host name: Label too long."]},
+        ),
+        (
+            {**BODY, "url": "https://crm\u2028.example.com/hooks"},
+            {
+                "url": [
+                    "'crm\\u2028.example.com' is not a valid host name: Codepoint U+2028 not "
+                    "allowed at position 4 in 'crm\\u2028.example.com'."
+                ]
+            },
+        ),
+        ({**BODY, "url": "https://crm.example.com:99999/hooks"}, {"url": [PORT_MESSAGE]}),
+        ({**BODY, "url": "https://crm.example.com:0/hooks"}, {"url": [PORT_MESSAGE]}),
+        (
+            {**BODY, "url": "http://127.0.0.1:8080/hooks"},
+            {"url": [PRIVATE_MESSAGE.format("127.0.0.1")]},
+        ),
+        (
+            {**BODY, "url": "http://169.254.169.254/latest"},
+            {"url": [PRIVATE_MESSAGE.format("169.254.169.254")]},
+        ),
     ],
 )
 def test_bad_registrations_are_refused(api_client, personas, body, fields):
@@ -104,3 +139,53 @@ def test_bad_registrations_are_refused(api_client, personas, body, fields):
     assert answer.status_code == 400
     assert answer.json()["error"]["fields"] == fields
     assert not WebhookEndpoint.objects.exists()
+
+
+def test_an_operator_may_allow_private_addresses(api_client, personas, settings):
+    settings.MEMORYHUB_WEBHOOK_ALLOW_PRIVATE = True
+    api = _as(api_client, personas, "supervisor")
+    answer = api.post("/api/v1/webhooks/", {**BODY, "url": "http://10.0.0.7/hooks"}, format="json")
+    assert answer.status_code == 201
+
+
+def test_a_tenant_has_a_bounded_number_of_endpoints(api_client, personas, settings):
+    settings.MEMORYHUB = {"WEBHOOK_MAX_ENDPOINTS": 2}
+    api = _as(api_client, personas, "supervisor")
+    for n in range(2):
+        url = f"https://crm.example.com/hooks/{n}"
+        assert api.post("/api/v1/webhooks/", {**BODY, "url": url}, format="json").status_code == 201
+    third = api.post("/api/v1/webhooks/", BODY, format="json")
+    assert third.status_code == 400
+    assert third.json()["error"] == {
+        "code": "too_many_endpoints",
+        "message": "This tenant has 2 webhook endpoints, the most it may have: "
+        "remove one before adding another.",
+        "fields": {},
+    }
+    assert WebhookEndpoint.objects.filter(tenant=personas.tenant).count() == 2
+
+
+def test_private_addresses_are_refused_by_default_even_on_the_embedded_database():
+    """The setting as a fresh ``make run`` reads it (debug on, no DATABASE_URL)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "MEMORYHUB_WEBHOOK_ALLOW_PRIVATE"}
+    env.pop("DATABASE_URL", None)
+    env["MEMORYHUB_DEBUG"] = "1"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', "
+            "'memoryhub.settings'); from django.conf import settings; "
+            "print(settings.MEMORYHUB_WEBHOOK_ALLOW_PRIVATE)",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert done.stdout.strip() == "False"
