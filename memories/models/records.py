@@ -171,11 +171,17 @@ class SourceKind(models.TextChoices):
     IMPORT = "import", "Import"
 
 
-def unexpired(at) -> Q:
-    """Not gone by time at ``at``. Only operational context leaves the live set when its
-    ``expires_at`` passes; any other memory past it is *past* (a plan whose day has gone
-    by, see ``Memory.is_past``): still true that it was said, still searched."""
-    return ~Q(kind=Kind.OPERATIONAL) | Q(expires_at__isnull=True) | Q(expires_at__gt=at)
+def unexpired(at, prefix: str = "") -> Q:
+    """Not gone by time at ``at`` (on the memory under ``prefix``, "memory__"…). Only
+    operational context leaves the live set when its ``expires_at`` passes, at that moment
+    for every reader, whether or not the TTL sweep has marked it yet; any other memory past
+    it is *past* (a plan whose day has gone by, see ``Memory.is_past``): still true that it
+    was said, still searched."""
+    return (
+        ~Q(**{f"{prefix}kind": Kind.OPERATIONAL})
+        | Q(**{f"{prefix}expires_at__isnull": True})
+        | Q(**{f"{prefix}expires_at__gt": at})
+    )
 
 
 def unexpired_sql(alias: str = "m") -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from django.db.models import Model, Q, QuerySet
+from django.utils import timezone
 
 from memories.models import (
     LIVE_STATUSES,
@@ -29,6 +30,7 @@ from memories.models import (
     Tier,
     WebhookDelivery,
     WebhookEndpoint,
+    unexpired,
 )
 from memories.models.records import MemoryQuerySet
 from memories.permissions.roles import (
@@ -121,12 +123,17 @@ def _memory_q(user, tenant, prefix: str = "") -> Q | None:
                 | Q(**{f"{prefix}session__user": user})
             )
         elif role in READ_ONLY_ROLES:
-            part = in_tenant & Q(
-                **{
-                    f"{prefix}client__user": user,
-                    f"{prefix}tier": Tier.CORE,
-                    f"{prefix}status__in": LIVE_STATUSES,
-                }
+            # Their own core tier as it stands now: live and unexpired at read time.
+            part = (
+                in_tenant
+                & Q(
+                    **{
+                        f"{prefix}client__user": user,
+                        f"{prefix}tier": Tier.CORE,
+                        f"{prefix}status__in": LIVE_STATUSES,
+                    }
+                )
+                & unexpired(timezone.now(), prefix)
             )
         else:  # pragma: no cover
             continue

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from memories.models import Category, Client, Kind, Memory
+from memories.models import Category, Client, Kind, Memory, unexpired
 from profiles.models import Profile
 
 STATIC_CATEGORIES = (Category.PREFERENCE, Category.FACT, Category.RELATIONSHIP, Category.CONSTRAINT)
@@ -95,9 +95,20 @@ def profile_for(client) -> Profile:
         .annotate(stale_since=F("client__profile_stale_since"))
         .first()
     )
-    if stored is not None and stored.stale_since is None:
+    if stored is not None and stored.stale_since is None and not _outlived(stored):
         return stored
     return _rebuild(client, stored)
+
+
+def _outlived(stored: Profile) -> bool:
+    """Whether a memory the stored profile shows has expired since it was built (operational
+    context past its ``expires_at``): the profile shows what holds at read time."""
+    ids = [entry["memory"] for part in (stored.static, stored.dynamic) for entry in part]
+    return bool(ids) and (
+        Memory.objects.filter(pk__in=ids, expires_at__lte=timezone.now())
+        .exclude(unexpired(timezone.now()))
+        .exists()
+    )
 
 
 def _rebuild(client, stored: Profile | None) -> Profile:

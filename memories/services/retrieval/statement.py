@@ -351,11 +351,20 @@ def _filter_sql(filters: Filters, now: datetime) -> tuple[str, list]:
         else:
             sql.append("m.status <> 'deleted'")
     else:
-        sql.append("m.status = ANY(%s)")
-        params.append(list(filters.status or LIVE_STATUSES))
-        if not filters.status:
-            sql.append(unexpired_sql("m"))
-            params.append(now)
+        # A live status asked for means live now: an operational memory past its expiry is
+        # expired from that moment, whether or not the TTL sweep has marked it yet.
+        wanted = filters.status or LIVE_STATUSES
+        live = [status for status in wanted if status in LIVE_STATUSES]
+        others = [status for status in wanted if status not in LIVE_STATUSES]
+        parts, part_params = [f"(m.status = ANY(%s) AND {unexpired_sql('m')})"], [live, now]
+        if others:
+            parts.append("m.status = ANY(%s)")
+            part_params.append(others)
+        if Status.EXPIRED in others:
+            parts.append(f"(m.status = ANY(%s) AND NOT {unexpired_sql('m')})")
+            part_params += [list(LIVE_STATUSES), now]
+        sql.append(f"({' OR '.join(parts)})")
+        params += part_params
     if filters.tier:
         sql.append("m.tier = ANY(%s)")
         params.append(list(filters.tier))
