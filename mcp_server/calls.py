@@ -14,7 +14,7 @@ import re
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, unquote, urlencode
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.core.handlers.wsgi import WSGIRequest
@@ -113,10 +113,12 @@ def _query_value(value) -> str:
 def api_call(call: Call, *, raw_key: str) -> Answer:
     """Run ``call`` through its view as the holder of ``raw_key``."""
     payload = b"" if call.body is None else json.dumps(call.body).encode()
+    # A WSGI path is decoded, as a server hands it over ("José García", not "Jos%C3%A9…").
+    path = unquote(call.path)
     request = WSGIRequest(
         {
             "REQUEST_METHOD": call.method,
-            "PATH_INFO": call.path,
+            "PATH_INFO": path.encode().decode("latin-1"),
             "SCRIPT_NAME": "",
             "QUERY_STRING": urlencode(call.query or {}),
             "SERVER_NAME": "localhost",
@@ -132,7 +134,7 @@ def api_call(call: Call, *, raw_key: str) -> Answer:
         }
     )
     try:
-        match = resolve(call.path)
+        match = resolve(path)
     except Resolver404:
         return Answer(404, error_body("not_found", f"No API endpoint at {call.path}."))
     try:

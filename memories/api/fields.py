@@ -61,6 +61,28 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+# A client reference names the client in URL paths (``/api/v1/clients/<ref>/…``, MCP's
+# ``memoryhub://clients/<ref>/…``): no slash, and not "." or "..", which clients and
+# proxies resolve away before memoryhub sees the path.
+CLIENT_REF_PATTERN = f"^(?!\\.\\.?$)[^\\x00/]*[^\\x00/{_PY_SPACE}][^\\x00/]*$"
+CLIENT_REF_MESSAGE = (
+    "A client reference cannot contain '/' nor be '.' or '..': it names the client in URLs."
+)
+
+
+class ClientRefField(StrictCharField):
+    """A new client's reference (``CLIENT_REF_PATTERN``)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(whole_pattern=CLIENT_REF_PATTERN, max_length=200, **kwargs)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if "/" in value or value in {".", ".."}:
+            raise serializers.ValidationError(CLIENT_REF_MESSAGE)
+        return value
+
+
 class StrictBooleanField(serializers.BooleanField):
     """JSON true or false, not 0, 1 or "yes"."""
 

@@ -12,6 +12,7 @@ from rest_framework import serializers
 from memories import jsonbody
 from memories.api.fields import (
     HAS_VISIBLE_TEXT,
+    ClientRefField,
     DayField,
     OneOrManyField,
     StrictBooleanField,
@@ -36,7 +37,7 @@ def _has_nul(value) -> bool:
 
 
 class EventInSerializer(StrictSerializer):
-    client = StrictCharField(max_length=200)
+    client = ClientRefField()
     session = StrictCharField(max_length=200, required=False, default="")
     # Does not shadow Field.source: DRF's metaclass takes declared fields off the class.
     source = serializers.ChoiceField(choices=EventSource.choices, default=EventSource.CHAT)  # type: ignore[assignment]
