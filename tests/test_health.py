@@ -1,6 +1,23 @@
 import pytest
 
+from tests import factories
+
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def api_client(api_client, personas):
+    """With a supervisor's key: the report is for callers with a key."""
+    _, key = factories.api_key_for(personas.supervisor, personas.tenant)
+    api_client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
+    return api_client
+
+
+def test_an_anonymous_caller_gets_the_status_alone(client):
+    """A probe needs the status; versions, models and queue counts are for the operator."""
+    response = client.get("/api/v1/health/")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "caller": None}
 
 
 def test_health_reports_database_pgvector_providers_and_queue(api_client):
@@ -19,7 +36,7 @@ def test_health_reports_database_pgvector_providers_and_queue(api_client):
     assert body["queue"]["broker"] == "orm"
     assert body["queue"]["sync"] is True
     assert body["queue"]["queued"] == 0
-    assert body["caller"] is None
+    assert body["caller"]["role"] == "SUPERVISOR"
 
 
 def test_health_reports_a_provider_without_its_key(api_client, settings):

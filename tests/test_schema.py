@@ -6,7 +6,7 @@ import re
 import pytest
 from django.core.management import call_command
 
-from memories.api.fields import HAS_VISIBLE_TEXT
+from memories.api.fields import CLIENT_REF_PATTERN, HAS_VISIBLE_TEXT
 from memories.services.webhooks.endpoints import URL_PATTERN
 
 pytestmark = pytest.mark.django_db
@@ -125,10 +125,11 @@ NO_NUL = "^[^\\x00]*$"
 def test_every_text_field_says_it_refuses_nul(api_client):
     components = _schema(api_client)["components"]["schemas"]
     event = components["EventInRequest"]["properties"]
+    # A new client's reference names it in URLs: no "/", not "." or "..".
     assert event["client"] == {
         "type": "string",
         "minLength": 1,
-        "pattern": NOT_BLANK_TEXT,
+        "pattern": CLIENT_REF_PATTERN,
         "maxLength": 200,
     }
     assert event["content"] == {
@@ -155,7 +156,7 @@ def test_every_text_field_says_it_refuses_nul(api_client):
     assert len(strings) == 17
     assert [
         name for name, field in strings if field["pattern"] not in (NOT_BLANK_TEXT, NO_NUL)
-    ] == ["content", "url"]
+    ] == ["client", "content", "url"]
     assert components["WebhookInRequest"]["properties"]["url"]["pattern"] == URL_PATTERN
 
 
@@ -216,7 +217,7 @@ def test_every_limit_and_rule_the_api_enforces_is_stated(api_client):
         ("/api/v1/clients/{ref}/export/", "get"),
     ):
         (ref,) = paths[path][method]["parameters"]
-        assert ref["schema"] == client_text
+        assert ref["schema"] == {**client_text, "pattern": CLIENT_REF_PATTERN}
     for path, method, name in (
         ("/api/v1/memories/{memory_id}/", "get", "memory_id"),
         ("/api/v1/memories/{memory_id}/history/", "get", "memory_id"),

@@ -354,12 +354,7 @@ HEALTH = {
     },
     "caller": {"user": "agent", "tenant": "demo", "role": "SUPERVISOR", "key": "3f9a1c2b"},
 }
-HEALTH_DOWN = {
-    "status": "error",
-    "database": {"ok": False, "detail": "database unavailable"},
-    "pgvector": {"installed": False, "version": None},
-    "caller": None,
-}
+HEALTH_DOWN = {"status": "error", "caller": None}
 TOOLS = {
     "tools": [
         {

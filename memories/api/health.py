@@ -16,10 +16,11 @@ from memories.selectors.health import health_report
 
 
 class HealthApi(BaseApiView):
-    """Database, pgvector, embedding providers and queue. Open to probes; a caller with a
-    key also learns who the key belongs to. Anonymous callers get no error text (it names
-    hosts and socket paths); with the database down nobody can be authenticated, so
-    nobody gets it: it goes to the log."""
+    """Database, pgvector, embedding providers and queue, for a caller with a key (who
+    also learns whom the key belongs to). Open to probes, which get the status alone:
+    versions, models and queue counts tell a stranger what to attack. With the database
+    down nobody can be authenticated, so everyone gets the status alone; what failed goes
+    to the log."""
 
     permission_classes = [drf_permissions.AllowAny]
 
@@ -46,7 +47,7 @@ class HealthApi(BaseApiView):
         report = health_report()
         report["caller"] = None
         if self.database_down or not request.user.is_authenticated:
-            _without_error_text(report)
+            report = {"status": report["status"], "caller": None}
         else:
             key = request.auth if isinstance(request.auth, ApiKey) else None
             report["caller"] = {
@@ -58,11 +59,3 @@ class HealthApi(BaseApiView):
         if report["status"] == "error":
             return Response(report, status=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
         return Response(report, status=200)
-
-
-def _without_error_text(report: dict) -> None:
-    if not report["database"]["ok"]:
-        report["database"]["detail"] = "database unavailable"
-    queue = report.get("queue", {})
-    if "detail" in queue:
-        queue["detail"] = "cannot read cluster stats"
