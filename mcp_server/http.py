@@ -36,7 +36,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp_server.calls import in_own_thread
 from mcp_server.server import build_server
 from memories.api.errors import error_body
-from memories.middleware import DATABASE_ERRORS, database_trouble
+from memories.middleware import DATABASE_ERRORS, SERVER_NAME, database_trouble
 from memories.services.tenancy.api_keys import InvalidApiKey, api_key_verify
 
 logger = logging.getLogger(__name__)
@@ -87,8 +87,22 @@ def _origin_allowed(origin: str) -> bool:
     return bool(host) and _host_allowed(host)
 
 
+def _named(send):
+    """``send`` with ``Server: memoryhub`` on the response, as every answer of the site has
+    (the ASGI server adds its own name and version only when the app sets none)."""
+
+    async def named(message) -> None:
+        if message["type"] == "http.response.start":
+            headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"server"]
+            message = {**message, "headers": [*headers, (b"server", SERVER_NAME.encode())]}
+        await send(message)
+
+    return named
+
+
 async def _answer(send, status: int, body: dict, headers: dict[str, str] | None = None) -> None:
     raw = json.dumps(body).encode()
+    send = _named(send)
     await send(
         {
             "type": "http.response.start",
@@ -194,7 +208,7 @@ class McpHttpApp:
                 ),
             )
             return
-        await self.manager.handle_request({**scope, _KEY: raw_key}, receive, send)
+        await self.manager.handle_request({**scope, _KEY: raw_key}, receive, _named(send))
 
 
 class WithMcp:

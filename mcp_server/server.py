@@ -140,11 +140,31 @@ def _visible_clients(raw_key: str, offset: int, limit: int) -> list[str]:
 _visible_clients_async = in_own_thread(_visible_clients)
 
 
+def _reads_only(raw_key: str) -> bool:
+    """Whether the key's role may only read memory (a client, prospect or heir): its tool
+    list then offers the read-only tools alone, as the API would refuse the others."""
+    try:
+        key = api_key_verify(raw_key)
+    except InvalidApiKey:
+        return True
+    return key.member_role in permissions.READ_ONLY_ROLES
+
+
+_reads_only_async = in_own_thread(_reads_only)
+
+
 def build_server(key_of: KeyOf) -> Server:
     """The MCP server; ``key_of(ctx)`` is the raw API key a request acts with."""
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[mcp_tool(tool) for tool in TOOLS])
+        reads_only = await _reads_only_async(key_of(ctx))
+        return types.ListToolsResult(
+            tools=[
+                mcp_tool(tool)
+                for tool in TOOLS
+                if not reads_only or tool["function"]["name"] in _READ_ONLY
+            ]
+        )
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         tool = TOOLS_BY_NAME.get(params.name)

@@ -57,6 +57,22 @@ def test_a_read_only_key_may_not_write_and_nothing_is_stored(server, personas):
     assert (Event.objects.count(), Memory.objects.count()) == before
 
 
+def test_a_read_only_key_is_offered_the_read_only_tools_alone(server, personas):
+    keys = {
+        who: factories.api_key_for(getattr(personas, who), personas.tenant)[1]
+        for who in ("client_user", "heir", "advisor")
+    }
+
+    async def names(key):
+        async with _client(server, key) as client:
+            return {tool.name for tool in (await client.list_tools()).tools}
+
+    reads = {"recall", "get_context", "get_memory", "list_recent"}
+    assert asyncio.run(names(keys["client_user"])) == reads
+    assert asyncio.run(names(keys["heir"])) == reads
+    assert asyncio.run(names(keys["advisor"])) > reads | {"remember", "forget"}
+
+
 def test_throttled_calls_are_tool_errors_and_store_nothing(server, personas, settings):
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,

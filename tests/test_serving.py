@@ -314,6 +314,8 @@ def test_serve_runs_registered_workers_and_stops_gracefully(data_dir):
         conn.close()
         assert listed.status == 200
         assert "recall" in {tool["name"] for tool in tools}
+        # MCP's answers name no server software either (they did: "granian").
+        assert listed.getheader("server") == "memoryhub"
 
         # A stop while a request is in flight: the request is answered, then all stops.
         answer: dict = {}
