@@ -23,6 +23,7 @@ bridge = WsgiBridge(
     django_application,
     threads=int(os.environ.get(THREADS_ENV) or DEFAULT_THREADS),
     max_body=settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
+    body_timeout=settings.MEMORYHUB_BODY_TIMEOUT,
 )
 application = with_mcp(bridge)
 heap_settled()

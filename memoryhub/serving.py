@@ -30,7 +30,11 @@ WORKER_MEMORY = 512 * 2**20
 # embedded) and the django-q2 worker need the rest.
 WEB_MEMORY_SHARE = 0.5
 DEFAULT_THREADS = 4
-BACKPRESSURE_PER_THREAD = 8
+# Connections a web process takes at once, per thread. Granian counts a connection from its
+# accept, headers not yet read included: at 8 per thread, 64 connections that sent half
+# their headers stopped two processes for granian's header timeout (30 s then, 5 s now).
+BACKPRESSURE_PER_THREAD = 32
+HEADER_READ_TIMEOUT_MS = 5000
 # Seconds a stopping worker is given to finish its requests before it is killed.
 GRACEFUL_TIMEOUT = 30
 PR_SET_PDEATHSIG = 1  # prctl(2)
@@ -123,6 +127,10 @@ class Plan:
             str(self.threads * BACKPRESSURE_PER_THREAD),
             "--runtime-threads",
             "1",
+            # A connection that has not sent its headers within this many milliseconds is
+            # closed: each one waiting holds one of the backpressure's slots.
+            "--http1-header-read-timeout",
+            str(HEADER_READ_TIMEOUT_MS),
             "--respawn-failed-workers",
             "--workers-kill-timeout",
             str(GRACEFUL_TIMEOUT),

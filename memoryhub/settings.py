@@ -290,6 +290,12 @@ MEMORYHUB_KEY_PROVIDER = env("MEMORYHUB_KEY_PROVIDER", "memories.crypto.provider
 # embedded database's server is often a laptop on a private network too).
 MEMORYHUB_WEBHOOK_ALLOW_PRIVATE = env_bool("MEMORYHUB_WEBHOOK_ALLOW_PRIVATE", False)
 
+# Seconds a request's body may take to arrive under ``manage.py serve`` (then 408): a client
+# sending slowly holds a slot of the server's. Headers have 5 s (granian's option, see
+# memoryhub/serving.py). In front of the server, a buffering proxy does both for every
+# connection (README, Deployment).
+MEMORYHUB_BODY_TIMEOUT = float(env("MEMORYHUB_BODY_TIMEOUT", "20"))
+
 # --- Observability (memoryhub/observability/): JSON logs with the request id, one access
 # line per request, Prometheus metrics at /metrics for the holder of the token. ---
 MEMORYHUB_METRICS_TOKEN = env("MEMORYHUB_METRICS_TOKEN")

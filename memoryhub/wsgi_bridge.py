@@ -10,23 +10,54 @@ WSGI server), and the answer goes back whole. Measured in docs/decisions.md: the
 requests cost less CPU than through Django's ASGI handler.
 
 The body is read up to one byte past ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (Django then answers
-413 as it does under WSGI); answers are sent in one piece, which every answer of this app
-allows (no streaming responses).
+413 as it does under WSGI), and within ``body_timeout`` seconds: a client that sends its body
+slower than that (one byte at a time, or never) is answered 408 and let go, so that it holds
+no slot of the server's for longer. Answers are sent in one piece, which every answer of this
+app allows (no streaming responses).
 """
 
 from __future__ import annotations
 
 import asyncio
 import io
+import json
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 
+async def _too_slow(send, seconds: float) -> None:
+    body = json.dumps(
+        {
+            "error": {
+                "code": "request_timeout",
+                "message": f"The request body did not arrive within {seconds:g} seconds.",
+                "fields": {},
+            }
+        }
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 408,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+                (b"server", b"memoryhub"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
 class WsgiBridge:
-    def __init__(self, wsgi_app, *, threads: int, max_body: int) -> None:
+    def __init__(
+        self, wsgi_app, *, threads: int, max_body: int, body_timeout: float = 20.0
+    ) -> None:
         self.wsgi_app = wsgi_app
         self.max_body = max_body
+        self.body_timeout = body_timeout
         self.threads = threads
         self.executor: ThreadPoolExecutor | None = None
 
@@ -36,7 +67,12 @@ class WsgiBridge:
             return
         if scope["type"] != "http":
             return
-        body = await self._body(receive)
+        try:
+            async with asyncio.timeout(self.body_timeout):
+                body = await self._body(receive)
+        except TimeoutError:
+            await _too_slow(send, self.body_timeout)
+            return
         loop = asyncio.get_running_loop()
         if self.executor is None:  # the first request, or the first after a shutdown
             self.executor = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="wsgi")

@@ -61,7 +61,8 @@ def test_every_size_can_be_set():
     command = plan.command("127.0.0.1", 8123)
     assert command[:3] == [sys.executable, "-m", "granian"]
     assert command[command.index("--workers") + 1] == "3"
-    assert command[command.index("--backpressure") + 1] == "16"
+    assert command[command.index("--backpressure") + 1] == "64"
+    assert command[command.index("--http1-header-read-timeout") + 1] == "5000"
     assert command[-1] == "memoryhub.asgi:application"
 
 
@@ -513,3 +514,66 @@ def test_a_loaded_app_settles_its_heap_out_of_the_collector_s_way():
         assert gc.get_freeze_count() > 10_000
     finally:
         gc.unfreeze()
+
+
+def test_slow_clients_hold_no_server(data_dir):
+    """Half-sent headers and a body that never comes, over real sockets: 96 connections
+    holding half their headers left two web processes unable to answer anyone for
+    granian's 30 s header timeout (they filled its backpressure of 64). Now the server
+    answers meanwhile, closes a connection that has not sent its headers within 5 s, and
+    answers a body that does not arrive in time 408."""
+    env = {
+        **os.environ,
+        "MEMORYHUB_DATA_DIR": str(data_dir),
+        "MEMORYHUB_WEB_WORKERS": "2",
+        "MEMORYHUB_BODY_TIMEOUT": "2",
+        "PYTHONWARNINGS": "ignore",
+    }
+    env.pop("DATABASE_URL", None)
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    manage = [sys.executable, str(ROOT / "manage.py")]
+    subprocess.run([*manage, "migrate", "-v", "0"], cwd=ROOT, env=env, check=True, timeout=300)  # noqa: S603
+    port = _free_port()
+    log = data_dir / "serve.log"
+    server = subprocess.Popen(  # noqa: S603
+        [*manage, "serve", f"127.0.0.1:{port}", "--no-demo", "--no-worker"],
+        cwd=ROOT,
+        env=env,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    slow: list[socket.socket] = []
+    try:
+        _wait_ready(port, server, log)
+        for _ in range(96):
+            sock = socket.create_connection(("127.0.0.1", port))
+            sock.sendall(b"GET /api/v1/health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            slow.append(sock)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+        conn.request("GET", "/api/v1/health/live")
+        assert conn.getresponse().status == 200
+        conn.close()
+        # The half-sent headers are dropped (or answered 408), not kept waiting.
+        slow[0].settimeout(60)
+        dropped = slow[0].recv(1024)
+        assert dropped == b"" or dropped.startswith(b"HTTP/1.1 408"), dropped
+        body = socket.create_connection(("127.0.0.1", port), timeout=60)
+        body.sendall(
+            b"POST /api/v1/events/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"client"'
+        )
+        answer = body.recv(4096)
+        body.close()
+        assert answer.startswith(b"HTTP/1.1 408"), answer
+        assert b"The request body did not arrive within 2 seconds." in answer
+    finally:
+        for sock in slow:
+            sock.close()
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=120)
+        finally:
+            if server.poll() is None:
+                os.killpg(server.pid, signal.SIGKILL)
+                server.wait(timeout=30)
