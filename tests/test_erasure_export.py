@@ -263,6 +263,51 @@ def test_import_answers_a_bad_document_with_a_400_naming_what_is_wrong(setup):
     assert take().changes(before) == []  # nothing half-imported
 
 
+def test_an_imported_trail_is_marked_as_imported_and_cannot_be_undone(setup):
+    """A document may say anything of its past ("x forgot this on 2026-01-01"): its
+    entries are kept as what it says, marked, never taken for a change made here."""
+    tenant, _, api = setup
+    exported = api.get("/api/v1/clients/ana-7/export/").json()
+    api.delete("/api/v1/clients/ana-7/")
+    memory = exported["memories"][0]
+    doctored = json.loads(json.dumps(exported))
+    doctored["audit"].append(
+        {
+            "actor": "x",
+            "action": "memory.forget",
+            "object_type": "memory",
+            "object_id": memory["id"],
+            "at": "2026-01-01T00:00:00+00:00",
+        }
+    )
+    assert api.post("/api/v1/clients/", doctored, format="json").status_code == 201
+    said = AuditEntry.objects.get(tenant=tenant, actor_label="x", action="memory.forget")
+    assert said.data == {"imported": True}
+    assert not AuditEntry.objects.filter(tenant=tenant, action="client.imported").filter(
+        data__imported=True
+    )  # the import itself is this tenant's own entry
+    page = PageClient()
+    page.force_login(factories.UserFactory._meta.model.objects.get(username="sv"))
+    undo = page.post(f"/memories/{memory['id']}/undo/", {"entry": said.pk})
+    assert undo.status_code == 400
+    assert "There is no correction or forget of this memory" in undo.content.decode()
+    trail = page.get(f"/clients/{Client.objects.get(external_ref='ana-7').pk}/audit/")
+    assert trail.status_code == 200
+    assert "Came with an imported document" in trail.content.decode()
+
+
+def test_a_document_that_holds_one_id_twice_is_refused_in_its_own_words(setup):
+    _, _, api = setup
+    exported = api.get("/api/v1/clients/ana-7/export/").json()
+    api.delete("/api/v1/clients/ana-7/")
+    twice = json.loads(json.dumps(exported))
+    twice["memories"][1]["id"] = twice["memories"][0]["id"]
+    answer = api.post("/api/v1/clients/", twice, format="json")
+    assert answer.status_code == 400
+    # (What pointed to the id it replaced points to nothing now: said too.)
+    assert answer.json()["error"]["fields"]["memories[1].id"] == ["is also the id of memories[0]"]
+
+
 def test_the_command_imports_a_file(setup, tmp_path):
     tenant, _, api = setup
     path = tmp_path / "ana.json"

@@ -208,7 +208,9 @@ def audit_rows(user, tenant_id, entries) -> list[AuditRow]:
                 subject=subject,
                 links=links,
                 details=_details(entry.action, data),
-                undoable=entry.action in UNDOABLE and str(entry.pk) not in undone,
+                undoable=entry.action in UNDOABLE
+                and str(entry.pk) not in undone
+                and not entry.data.get("imported"),
                 undone=str(entry.pk) in undone,
             )
         )

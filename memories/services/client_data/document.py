@@ -285,7 +285,14 @@ def document_parse(data) -> dict:
 
 
 def _references(doc: dict, errors: dict) -> None:
-    """Every id the document points to is one of its own."""
+    """Every id the document holds names one row, and every id it points to is one of
+    its own."""
+    for name in ("sessions", "events", "memories"):
+        seen: dict = {}
+        for i, row in enumerate(doc[name]):
+            if row["id"] in seen:
+                errors[f"{name}[{i}].id"] = [f"is also the id of {name}[{seen[row['id']]}]"]
+            seen.setdefault(row["id"], i)
     sessions = {s["id"] for s in doc["sessions"]}
     events = {e["id"] for e in doc["events"]}
     memories = {m["id"] for m in doc["memories"]}

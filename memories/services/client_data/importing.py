@@ -39,6 +39,9 @@ from memories.services.write.records import (
     stored_attribute,
 )
 
+# The mark on an audit entry that came with an imported document.
+IMPORTED = "imported"
+
 
 def client_import(*, tenant: Tenant, data, actor=None, actor_label: str = "") -> Client:
     """Recreate the client of export ``data`` in ``tenant`` (the caller has checked
@@ -157,6 +160,8 @@ def _import(tenant: Tenant, doc: dict, *, ours: bool) -> Client:
         profile_model.objects.create(tenant=tenant, client=client, **doc["profile"])
     for r in doc["review_items"]:
         client.review_items.create(tenant=tenant, **_ids(r, "memory", "other_memory"))
+    # The document's trail is what the document says: kept, marked as imported (the
+    # pages say so, and no imported entry can be undone), never taken for this tenant's own.
     AuditEntry.objects.bulk_create(
         AuditEntry(
             tenant=tenant,
@@ -165,6 +170,7 @@ def _import(tenant: Tenant, doc: dict, *, ours: bool) -> Client:
             object_type=a["object_type"],
             object_id=a["object_id"],
             at=a["at"],
+            data={IMPORTED: True},
         )
         for a in doc["audit"]
     )
