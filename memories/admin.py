@@ -114,6 +114,8 @@ class TenantForm(forms.ModelForm):
             "conflict_policy",
             "auto_approve_promotions_above",
             "webhook_plaintext_allowed",
+            "secrets_kept_sealed",
+            "account_numbers_shared",
         ]
 
     def clean_encrypted(self):

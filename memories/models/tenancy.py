@@ -61,6 +61,17 @@ class Tenant(models.Model):
         help_text="Encrypted tenants: webhook deliveries carry what clients said (in clear, "
         "to the tenant's own endpoints). Off: they carry ids, kinds and statuses only.",
     )
+    secrets_kept_sealed = models.BooleanField(
+        default=False,
+        help_text="Encrypted tenants: an event that holds a password, PIN, card number or API "
+        "key keeps it, sealed, in the event (memories, vectors and webhooks never have it). "
+        "Off, and always for other tenants: the event is stored with placeholders too.",
+    )
+    account_numbers_shared = models.BooleanField(
+        default=False,
+        help_text="IBANs and account numbers are kept in memory either way; on, they are also "
+        "sent in webhook deliveries and to remote embedding providers (off: masked there).",
+    )
     conflict_policy = models.CharField(
         max_length=32, choices=ConflictPolicy.choices, default=ConflictPolicy.SUPERIOR_EVIDENCE
     )

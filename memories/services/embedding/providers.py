@@ -23,6 +23,7 @@ from django.db import IntegrityError, transaction
 from memories.conf import setting
 from memories.models import EmbeddingSpace
 from memories.services.breaker import CircuitBreaker
+from memories.services.secrets import accounts_masked
 from memoryhub.observability import metrics
 
 logger = logging.getLogger(__name__)
@@ -180,24 +181,30 @@ class EmbeddingChain:
             for p in self.providers
         }
 
-    def embed(self, texts: list[str], *, input_type: str = "document") -> Embedded:
+    def embed(
+        self, texts: list[str], *, input_type: str = "document", accounts_shared: bool = False
+    ) -> Embedded:
+        """Vectors of ``texts`` from the first provider that answers. A remote provider is
+        sent them with IBANs and account numbers masked unless ``accounts_shared`` (the
+        tenant allows it: ``Tenant.account_numbers_shared``)."""
         if not texts:
             raise ValueError("nothing to embed")
         if input_type == "query" and len(texts) == 1:
+            key = f"{int(accounts_shared)}:{texts[0]}"
             with self._queries_lock:
-                cached = self._queries.get(texts[0])
+                cached = self._queries.get(key)
                 if cached is not None:
-                    self._queries.move_to_end(texts[0])
+                    self._queries.move_to_end(key)
                     return cached
-            embedded = self._embed(texts, input_type)
+            embedded = self._embed(texts, input_type, accounts_shared)
             with self._queries_lock:
-                self._queries[texts[0]] = embedded
+                self._queries[key] = embedded
                 while len(self._queries) > QUERY_CACHE_SIZE:
                     self._queries.popitem(last=False)
             return embedded
-        return self._embed(texts, input_type)
+        return self._embed(texts, input_type, accounts_shared)
 
-    def _embed(self, texts: list[str], input_type: str) -> Embedded:
+    def _embed(self, texts: list[str], input_type: str, accounts_shared: bool) -> Embedded:
         errors = []
         for provider in self.providers:
             breaker = self.breakers[provider.name]
@@ -205,8 +212,11 @@ class EmbeddingChain:
             if permit is None:
                 errors.append(f"{provider.name}: circuit {breaker.state}, not waited for")
                 continue
+            sent = texts
+            if getattr(provider, "remote", True) and not accounts_shared:
+                sent = [accounts_masked(text) for text in texts]
             try:
-                vectors = self._embed_all(provider, texts, input_type)
+                vectors = self._embed_all(provider, sent, input_type)
             except EmbeddingError as exc:
                 breaker.release(permit, ok=False, timed_out=isinstance(exc, ProviderTimeout))
                 metrics.provider_called("embedding", provider.name, ok=False, circuit=breaker.state)

@@ -190,7 +190,9 @@ def _query_vector(client, query: str):
     if not client.tenant.vector_search_enabled or not query.strip():
         return None, None
     try:
-        result = spaces.working_chain(client.tenant).embed([query], input_type="query")
+        result = spaces.working_chain(client.tenant).embed(
+            [query], input_type="query", accounts_shared=client.tenant.account_numbers_shared
+        )
     except embeddings.EmbeddingError:
         return None, None  # full text still answers
     space = embeddings.known_space(result.provider, result.model)

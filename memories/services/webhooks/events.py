@@ -4,7 +4,8 @@ rows of that transaction (a rolled back write sends nothing) and are sent once i
 
 Every ``data`` names the client by its reference. What a client said (a memory's content,
 a decision's reason) is included for plaintext tenants, and for encrypted ones only when
-``Tenant.webhook_plaintext_allowed``; the envelope says which (``content_included``).
+``Tenant.webhook_plaintext_allowed``; the envelope says which (``content_included``). IBANs
+and account numbers in it are masked unless ``Tenant.account_numbers_shared``.
 """
 
 from __future__ import annotations
@@ -20,13 +21,20 @@ from memories.models import (
     WebhookEndpoint,
     WebhookEvent,
 )
+from memories.services.secrets import accounts_masked
 
 
 def content_included(tenant: Tenant) -> bool:
     return not tenant.encrypted or tenant.webhook_plaintext_allowed
 
 
-def _memory(memory: Memory, *, content: bool, **extra) -> dict:
+def _outgoing(text: str, tenant: Tenant) -> str:
+    """What a client said, as a delivery carries it: account numbers masked unless the
+    tenant shares them (``secrets.accounts_masked``)."""
+    return text if tenant.account_numbers_shared else accounts_masked(text)
+
+
+def _memory(memory: Memory, *, content: bool, tenant: Tenant, **extra) -> dict:
     data = {
         "id": str(memory.pk),
         "kind": memory.kind,
@@ -36,7 +44,7 @@ def _memory(memory: Memory, *, content: bool, **extra) -> dict:
         **extra,
     }
     if content:
-        data["content"] = memory.content
+        data["content"] = _outgoing(memory.content, tenant)
     return data
 
 
@@ -107,6 +115,7 @@ def memories_stored(*, tenant: Tenant, results) -> None:
                 _memory(
                     o.memory,
                     content=content,
+                    tenant=tenant,
                     action=o.action,
                     related={"id": str(o.related.pk), "status": o.related.status}
                     if o.related is not None
@@ -140,8 +149,8 @@ def conflicts_opened(*, items) -> None:
                     {
                         "client": item.client.external_ref,
                         "review_item": {"id": str(item.pk), "type": item.type},
-                        "memory": _memory(item.memory, content=content),
-                        "other_memory": _memory(item.other_memory, content=content),
+                        "memory": _memory(item.memory, content=content, tenant=tenant),
+                        "other_memory": _memory(item.other_memory, content=content, tenant=tenant),
                     },
                 )
                 for item in opened
@@ -163,7 +172,7 @@ def review_decided(*, item) -> None:
         "decided_at": item.decided_at.isoformat() if item.decided_at else None,
     }
     if content_included(tenant):
-        review["reason"] = item.reason
+        review["reason"] = _outgoing(item.reason, tenant)
     data = {"client": item.client.external_ref, "review_item": review}
     _emit(tenant, WebhookEvent.REVIEW_DECIDED, [(item.client, data)])
 

@@ -21,6 +21,7 @@ from memories import db, permissions
 from memories.errors import IdempotencyConflict
 from memories.models import (
     LIVE_STATUSES,
+    AuditEntry,
     Client,
     Event,
     Kind,
@@ -107,7 +108,8 @@ def _decide_and_store(
                 for c in p.candidates
             ),
         )
-        stored = _store_events(prepared, clients, user)
+        stored = _store_events(prepared, clients, user, tenant)
+        _audit_withheld(prepared, stored, tenant, actor_label or str(user))
         _note_speakers(prepared, clients)
         # Needed from here on: a small call's vectors were computed meanwhile.
         space = pending.space(prepared) if pending else None
@@ -237,7 +239,7 @@ def _lock_clients(clients) -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [client_id])
 
 
-def _store_events(prepared: list[Prepared], clients: dict[str, Client], user):
+def _store_events(prepared: list[Prepared], clients: dict[str, Client], user, tenant: Tenant):
     """Insert the new events in one statement; an already stored external_id is a replay."""
     refs = {(clients[p.item.client].pk, p.item.external_id) for p in prepared if p.item.external_id}
     known: dict[tuple, Event] = {}
@@ -262,7 +264,7 @@ def _store_events(prepared: list[Prepared], clients: dict[str, Client], user):
             session=session,
             source=item.source,
             speaker=item.speaker,
-            content=p.content,
+            content=p.event_text(tenant),
             external_id=item.external_id,
             observed_at=p.observed_at,
             metadata=item.metadata,
@@ -292,13 +294,31 @@ def _store_events(prepared: list[Prepared], clients: dict[str, Client], user):
     return stored
 
 
+def _audit_withheld(prepared: list[Prepared], stored, tenant: Tenant, actor_label: str) -> None:
+    """One audit entry per new event whose secrets were withheld: which kinds, never what."""
+    entries = [
+        AuditEntry(
+            tenant=tenant,
+            actor_label=actor_label,
+            action="event.secrets_withheld",
+            object_type="event",
+            object_id=str(event.pk),
+            data={"kinds": list(p.withheld), "kept_sealed": p.event_text(tenant) != p.content},
+        )
+        for p, (event, created) in zip(prepared, stored, strict=True)
+        if created and p.withheld
+    ]
+    if entries:
+        AuditEntry.objects.bulk_create(entries)
+
+
 def _refuse_reused_ids(prepared: list[Prepared], clients: dict[str, Client], known) -> None:
     """An ``external_id`` posted again replays its event only with the same content (as
     stored: cleaned); with other content it is a mistake to say, not new text to drop. The
     first such event refuses the whole call (``events[i]``, as a batch names its events)."""
     for i, p in enumerate(prepared):
         stored = known.get((clients[p.item.client].pk, p.item.external_id))
-        if p.item.external_id and stored is not None and stored.content != p.content:
+        if p.item.external_id and stored is not None and stored.content not in (p.content, p.said):
             message = (
                 f"external_id {p.item.external_id!r} already names an event of client "
                 f"{p.item.client!r} with other content: an external_id names one event, "

@@ -16,6 +16,7 @@ from memories.models import Event, Tenant
 from memories.services.extraction import heuristic as extraction
 from memories.services.extraction import llm as llm_extraction
 from memories.services.extraction.episodes import episodes
+from memories.services.secrets import withheld
 from memories.text import clean
 
 logger = logging.getLogger(__name__)
@@ -46,6 +47,16 @@ class Prepared:
     candidates: list[extraction.Candidate]
     vectors: list[list[float] | None]
     context: str = ""  # the turn before it in its session: what it answers
+    # What was said, before its secrets were withheld (``content`` has the placeholders),
+    # and the kinds withheld: memoryhub.services.secrets.
+    said: str = ""
+    withheld: tuple[str, ...] = ()
+
+    def event_text(self, tenant: Tenant) -> str:
+        """What the event stores: what was said only when the tenant keeps secrets sealed."""
+        if self.withheld and tenant.encrypted and tenant.secrets_kept_sealed:
+            return self.said
+        return self.content
 
 
 # Of the turn before, what a statement is searched with (its end: usually the question).
@@ -55,9 +66,13 @@ CONTEXT_CHARS = 300
 def prepare_all(items: list[EventInput], now: datetime) -> list[Prepared]:
     """Each event's typed candidates (the cue tables', or the LLM's), then its episodic
     record: what it tells that no typed candidate holds (``extraction.episodes``)."""
-    prepared = [
-        Prepared(item, clean(item.content), item.observed_at or now, [], []) for item in items
-    ]
+    prepared = []
+    for item in items:
+        said = clean(item.content)
+        content, kinds = withheld(said)  # before anything reads it: extraction, the LLM
+        prepared.append(
+            Prepared(item, content, item.observed_at or now, [], [], said=said, withheld=kinds)
+        )
     read = {
         id(p): extraction.read(
             p.content,
@@ -129,7 +144,8 @@ def _turns_before(tenant: Tenant, first: dict[tuple[str, str], datetime]) -> dic
     found = Event.objects.filter(
         pk__in=RawSQL(_TURN_BEFORE, [tenant.pk, list(clients), list(sessions), times])  # noqa: S611
     ).values_list("client__external_ref", "session__external_ref", "content")
-    return {(client, session): content for client, session, content in found}
+    # A tenant that keeps secrets sealed in its events: the turn before is read without them.
+    return {(client, session): withheld(content)[0] for client, session, content in found}
 
 
 def _include_assistant(item: EventInput) -> bool:

@@ -49,8 +49,16 @@ def _cores() -> int:
 class Embedding:
     """The vectors of a call's statements, being computed (or computed)."""
 
-    def __init__(self, texts: list[str], needed, chain: embeddings.EmbeddingChain):
+    def __init__(
+        self,
+        texts: list[str],
+        needed,
+        chain: embeddings.EmbeddingChain,
+        *,
+        accounts_shared: bool = False,
+    ):
         self.texts, self.needed = texts, needed
+        self.accounts_shared = accounts_shared
         self.future: Future[embeddings.Embedded] = Future()
         if not _alongside(chain, texts):
             self._run(chain)
@@ -73,7 +81,7 @@ class Embedding:
 
     def _run(self, chain: embeddings.EmbeddingChain) -> None:
         try:
-            self.future.set_result(chain.embed(self.texts))
+            self.future.set_result(chain.embed(self.texts, accounts_shared=self.accounts_shared))
         except BaseException as exc:  # raised where the vectors are asked for
             self.future.set_exception(exc)
 
@@ -111,4 +119,8 @@ def embedding_started(
         return c.kind == Kind.EPISODIC or (p.item.client, c.content) not in known
 
     texts = list(dict.fromkeys(c.content for p in prepared for c in p.candidates if needed(p, c)))
-    return Embedding(texts, needed, spaces.working_chain(tenant)) if texts else None
+    if not texts:
+        return None
+    return Embedding(
+        texts, needed, spaces.working_chain(tenant), accounts_shared=tenant.account_numbers_shared
+    )
