@@ -55,8 +55,8 @@ def _everything_stored() -> str:
     """Every memory's content, context and search vector, and every event, as stored."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT string_agg(content || ' ' || context || ' ' || coalesce(search_vector::text, ''),"
-            " ' ') FROM memories_memory"
+            "SELECT string_agg(content || ' ' || context || ' ' "
+            "|| coalesce(search_vector::text, ''), ' ') FROM memories_memory"
         )
         memories = cursor.fetchone()[0] or ""
         cursor.execute("SELECT string_agg(content, ' ') FROM memories_event")
