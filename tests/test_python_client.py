@@ -3,6 +3,7 @@ and async; retries that honour Retry-After; errors with the API's code, message 
 fields; a batch of 1,200 events sent as three requests."""
 
 import asyncio
+import json
 import socket
 from dataclasses import dataclass, field
 
@@ -17,6 +18,7 @@ from memoryhub_client import (
     PermissionDenied,
     RateLimited,
     Retry,
+    ServerError,
 )
 from memoryhub_client.types import EventIn
 
@@ -250,3 +252,97 @@ def test_1200_events_go_as_three_requests_and_a_failed_one_can_be_sent_again(
     assert [r["event"]["id"] for r in results[:1000]] == [r["event"]["id"] for r in error.stored]
     assert Event.objects.count() == 1200
     assert len({e["external_id"] for e in events}) == 1200
+
+
+class _ScriptedServer:
+    """A local HTTP server that answers each request with the next scripted
+    (status, headers, body), and records the requests; stands in for a proxy in front of
+    memoryhub, or for something that is not memoryhub at all."""
+
+    def __init__(self, *answers):
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.answers, self.requests = list(answers), []
+        scripted = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _answer(self):
+                length = int(self.headers.get("Content-Length", 0))
+                self.rfile.read(length)
+                scripted.requests.append((self.command, self.path))
+                status, headers, body = scripted.answers.pop(0)
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_POST = _answer
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_port}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+_UNAVAILABLE = json.dumps(
+    {"error": {"code": "database_unavailable", "message": "down", "fields": {}}}
+).encode()
+_WEBHOOK = json.dumps(
+    {
+        "id": "0b8f6a52-3c1e-4f55-9a7d-2f4c1e0d9b11",
+        "url": "https://crm.example.com/hooks",
+        "events": ["memory.added"],
+    }
+).encode()
+
+
+def test_a_proxys_503_to_a_call_that_is_not_safe_to_repeat_is_raised_not_repeated():
+    answers = [(503, {"Content-Type": "text/html"}, b"<h1>Service Unavailable</h1>")]
+    with (
+        _ScriptedServer(*answers) as proxy,
+        MemoryHub(proxy.url, "mh_key") as hub,
+        pytest.raises(ServerError) as failed,
+    ):
+        hub.add_webhook("https://crm.example.com/hooks", ["memory.added"])
+    assert failed.value.status == 503
+    assert proxy.requests == [("POST", "/api/v1/webhooks/")]  # once: it may have been done
+
+
+def test_memoryhubs_own_503_is_repeated_for_any_call_and_never_at_once():
+    answers = [
+        (503, {"Content-Type": "application/json", "Retry-After": "0"}, _UNAVAILABLE),
+        (201, {"Content-Type": "application/json"}, _WEBHOOK),
+    ]
+    retry = RecordingRetry(backoff=0.05)
+    with _ScriptedServer(*answers) as server, MemoryHub(server.url, "mh_key", retry=retry) as hub:
+        assert hub.add_webhook("https://crm.example.com/hooks", ["memory.added"])["id"]
+    assert len(server.requests) == 2
+    (status, said, waited), _ = retry.waits
+    assert (status, said) == (503, "0")
+    assert waited > 0  # Retry-After: 0 is no reason to send again at once
+
+
+def test_a_200_that_is_not_json_is_a_clear_error():
+    answers = [(200, {"Content-Type": "text/html"}, b"<html>a login page</html>")]
+    with (
+        _ScriptedServer(*answers) as other,
+        MemoryHub(other.url, "mh_key") as hub,
+        pytest.raises(ServerError) as failed,
+    ):
+        hub.search("emma", "email")
+    assert failed.value.code == "not_json"
+    assert failed.value.message.startswith(
+        "The server answered 200 with something other than JSON (text/html)"
+    )

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 import httpx
 
-from memoryhub_client.errors import MemoryHubError, retry_after
+from memoryhub_client.errors import MemoryHubError, ServerError, retry_after
 from memoryhub_client.types import EventIn, Filters
 
 MAX_BATCH = 500  # the API's limit of events per batch request
@@ -113,11 +113,15 @@ def without_none(**values) -> dict[str, Any]:
 class Retry:
     """When to send a call again, and after how long.
 
-    A 429 or 503 was refused before anything was done: any call is sent again, after
-    ``Retry-After`` when the answer says (unless that is more than ``max_retry_after``
-    seconds: the error is raised, with ``retry_after`` set), else after an exponential
-    backoff with jitter. A failed connection is sent again too; a timeout, 502 or 504
-    only for calls that are harmless to repeat. At most ``max_retries`` times.
+    A 429 was refused before anything was done, and so was a 503 that memoryhub itself gives
+    (``database_unavailable``, ``database_busy``: the transaction did not happen): any call
+    is sent again. Another 503 (a proxy's, say) may come after the work was done: only a
+    call that is harmless to repeat is sent again. The wait is ``Retry-After`` when the
+    answer says (unless that is more than ``max_retry_after`` seconds: the error is raised,
+    with ``retry_after`` set), never less than the backoff (``Retry-After: 0`` is not a
+    reason to hammer a server that is refusing), else an exponential backoff with jitter. A
+    failed connection is sent again too; a timeout, 502 or 504 only for calls that are
+    harmless to repeat. At most ``max_retries`` times.
     """
 
     max_retries: int = 4
@@ -133,11 +137,13 @@ class Retry:
         if attempt >= self.max_retries:
             return None
         status = response.status_code
-        if status in (429, 503):
+        if status == 429 or (status == 503 and (call.idempotent or _nothing_done(response))):
             wait = retry_after(response)
             if wait is None:
                 return self.backoff_delay(attempt)
-            return wait if wait <= self.max_retry_after else None
+            if wait > self.max_retry_after:
+                return None
+            return max(wait, self.backoff_delay(attempt))
         if status in (502, 504) and call.idempotent:
             return self.backoff_delay(attempt)
         return None
@@ -148,6 +154,18 @@ class Retry:
         if isinstance(error, httpx.ConnectError | httpx.ConnectTimeout) or call.idempotent:
             return self.backoff_delay(attempt)
         return None
+
+
+# memoryhub's own 503s: the request's transaction did not happen (the database could not be
+# reached, or it lost a race and was rolled back).
+_NOTHING_DONE = {"database_unavailable", "database_busy"}
+
+
+def _nothing_done(response: httpx.Response) -> bool:
+    try:
+        return response.json()["error"]["code"] in _NOTHING_DONE
+    except (ValueError, KeyError, TypeError):
+        return False
 
 
 def settings(base_url: str | None, api_key: str | None) -> tuple[str, str]:
@@ -177,7 +195,16 @@ def result(call: Call, response: httpx.Response) -> Any:
 
     if response.status_code >= 400:
         raise error_from(response)
-    body = response.json() if response.content else None
+    try:
+        body = response.json() if response.content else None
+    except ValueError as exc:
+        kind = response.headers.get("Content-Type", "no content type")
+        raise ServerError(
+            f"The server answered {response.status_code} with something other than JSON "
+            f"({kind}): is {response.request.url} a memoryhub API?",
+            code="not_json",
+            status=response.status_code,
+        ) from exc
     if call.unwrap and isinstance(body, dict):
         return body[call.unwrap]
     return body
