@@ -311,6 +311,7 @@ LOGGING = {
     "filters": {
         "request_id": {"()": "memoryhub.observability.request_ids.RequestIdFilter"},
         "expected_denials": {"()": "memoryhub.logfilters.ExpectedDenials"},
+        "repeated_errors": {"()": "memoryhub.logfilters.RepeatedErrors"},
     },
     "formatters": {
         "json": {"()": "memoryhub.observability.logs.JsonFormatter"},
@@ -329,6 +330,12 @@ LOGGING = {
         "memories": {"level": LOG_LEVEL},
         "django.request": {"filters": ["expected_denials"]},
         # django-q2 adds a handler of its own unless its logger has one.
-        "django-q": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
+        # Its worker fails on every poll while the database is down: once a minute is enough.
+        "django-q": {
+            "handlers": ["console"],
+            "level": LOG_LEVEL,
+            "propagate": False,
+            "filters": ["repeated_errors"],
+        },
     },
 }
