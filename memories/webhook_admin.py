@@ -40,7 +40,7 @@ class WebhookEndpointForm(forms.ModelForm):
             raise forms.ValidationError(exc.message) from exc
 
     def clean(self):
-        cleaned = super().clean()
+        cleaned = super().clean() or {}
         if self.instance._state.adding and (tenant := cleaned.get("tenant")) is not None:
             try:
                 webhook_endpoint_room(tenant)

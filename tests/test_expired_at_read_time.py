@@ -23,7 +23,8 @@ def deploy(post_event, personas):
     with time_machine.travel(SAID, tick=False):
         post_event("Deploy job 17 is running.", source="tool", speaker="deploy")
         memory = Memory.objects.get(content="Deploy job 17 is running.")
-        assert memory.kind == "operational" and memory.expires_at < LATER
+        assert memory.kind == "operational"
+        assert memory.expires_at is not None and memory.expires_at < LATER
         Memory.objects.filter(pk=memory.pk).update(tier="core")
         profile = profile_refresh(client=personas.client)
         assert str(memory.pk) in {e["memory"] for e in profile.dynamic}

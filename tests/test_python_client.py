@@ -263,7 +263,8 @@ class _ScriptedServer:
         import threading
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-        self.answers, self.requests = list(answers), []
+        self.answers: list = list(answers)
+        self.requests: list[tuple[str, str]] = []
         scripted = self
 
         class Handler(BaseHTTPRequestHandler):
