@@ -5,21 +5,16 @@ is."""
 from datetime import timedelta
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from memories.models import AuditEntry, Memory
 from tests import factories
+from tests.migration_support import latest, migrate
 
 pytestmark = pytest.mark.django_db
 
 BEFORE = ("memories", "0017_tenant_embedding_space")
 SWEPT = "expired: past its expiry"
-
-
-def _migrate(target) -> None:
-    MigrationExecutor(connection).migrate([target])
 
 
 def test_swept_plans_come_back_and_operational_context_stays_gone(personas):
@@ -41,8 +36,8 @@ def test_swept_plans_come_back_and_operational_context_stays_gone(personas):
         status="expired", status_reason="expired: operational context older than its TTL"
     )
 
-    _migrate(BEFORE)
-    _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes("memories")[0])
+    migrate(BEFORE)
+    migrate(latest())
 
     statuses = dict(Memory.objects.values_list("pk", "status"))
     assert (statuses[plan.pk], statuses[job.pk], statuses[forgotten.pk]) == (

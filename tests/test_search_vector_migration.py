@@ -3,10 +3,10 @@ weighs them (a memory's own words weigh A); both go back."""
 
 import pytest
 from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from memories.services.retrieval import memories_search
 from tests import factories
+from tests.migration_support import latest, migrate
 
 pytestmark = pytest.mark.django_db
 
@@ -19,15 +19,6 @@ def _stored(memory) -> str:
         return cursor.fetchone()[0]
 
 
-def _latest() -> tuple[str, str]:
-    return MigrationExecutor(connection).loader.graph.leaf_nodes("memories")[0]
-
-
-def _migrate(target) -> None:
-    executor = MigrationExecutor(connection)
-    executor.migrate([target])
-
-
 def test_old_vectors_become_what_the_write_path_writes_now(personas):
     memory = factories.MemoryFactory.create(
         client=personas.client, content="Prefers email, not phone."
@@ -35,12 +26,12 @@ def test_old_vectors_become_what_the_write_path_writes_now(personas):
     other = factories.MemoryFactory.create(client=personas.parent, content="Prefers the phone.")
     written = _stored(memory), _stored(other)
 
-    _migrate(BEFORE)
+    migrate(BEFORE)
     old = _stored(memory)
     assert "'phone':4" in old
     assert f"'c{memory.client_id.hex}'" in old  # the one client lexeme of the old form
 
-    _migrate(_latest())
+    migrate(latest())
     assert (_stored(memory), _stored(other)) == written
     [hit] = memories_search(client=personas.client, query="phone", record_access=False)
     assert hit.memory.pk == memory.pk

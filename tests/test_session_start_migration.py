@@ -4,19 +4,14 @@ when that event happened."""
 from datetime import UTC, datetime
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from memories.models import Session
 from tests import factories
+from tests.migration_support import latest, migrate
 
 pytestmark = pytest.mark.django_db
 
 BEFORE = ("memories", "0013_lexeme_counts")
-
-
-def _migrate(target) -> None:
-    MigrationExecutor(connection).migrate([target])
 
 
 def test_a_session_written_in_december_about_october_starts_in_october(personas):
@@ -31,8 +26,8 @@ def test_a_session_written_in_december_about_october_starts_in_october(personas)
     factories.EventFactory.create(client=personas.client, session=live, observed_at=written)
     empty = factories.SessionFactory.create(client=personas.client, started_at=written)
 
-    _migrate(BEFORE)
-    _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes("memories")[0])
+    migrate(BEFORE)
+    migrate(latest())
     assert dict(Session.objects.values_list("pk", "started_at")) == {
         imported.pk: said,
         live.pk: said,  # already started before its events: kept

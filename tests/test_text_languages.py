@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from memories.crypto import blind, keys
 from memories.db import content_rewrite
@@ -20,6 +19,7 @@ from memories.services.client_data.importing import client_import
 from memories.services.retrieval import memories_search
 from memories.services.tenancy.encryption import tenant_create, tenant_encrypt
 from tests import factories
+from tests.migration_support import latest, migrate
 
 pytestmark = pytest.mark.django_db
 
@@ -209,26 +209,18 @@ def test_blind_stems_are_the_lexemes_postgresql_stores():
 LATEST_BEFORE = ("memories", "0015_webhooks")
 
 
-def _migrate(target) -> None:
-    MigrationExecutor(connection).migrate([target])
-
-
-def _latest() -> tuple[str, str]:
-    return MigrationExecutor(connection).loader.graph.leaf_nodes("memories")[0]
-
-
 def test_the_migration_reindexes_existing_memories_in_their_language(personas):
     italian = factories.MemoryFactory.create(client=personas.client, content=ITALIAN)
     english = factories.MemoryFactory.create(client=personas.client, content=ENGLISH)
     written = _lexemes(italian), _lexemes(english)
 
-    _migrate(LATEST_BEFORE)  # its way back: every memory in its tenant's language
+    migrate(LATEST_BEFORE)  # its way back: every memory in its tenant's language
     assert "investimenti" in _lexemes(italian)
     assert _found(personas.client, "investimento") == []
     with content_rewrite():
         Memory.objects.filter(pk=italian.pk).update(language="")  # as summaries were stored
 
-    _migrate(_latest())
+    migrate(latest())
 
     italian.refresh_from_db()
     assert (italian.language, (_lexemes(italian), _lexemes(english))) == ("it", written)

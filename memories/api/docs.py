@@ -62,14 +62,16 @@ _ERRORS = {
 
 def errors(*codes: int) -> dict:
     """The documented error answers for ``codes``, each with its example."""
-    return {
-        code: OpenApiResponse(
-            ErrorSerializer,
-            description=_ERRORS[code][0],
-            examples=[OpenApiExample(f"{code}", value=_ERRORS[code][1], response_only=True)],
-        )
-        for code in codes
-    }
+    return {code: error(code, *_ERRORS[code]) for code in codes}
+
+
+def error(status: int, description: str, body: dict) -> OpenApiResponse:
+    """One documented error answer: what it means here, and an example body."""
+    return OpenApiResponse(
+        ErrorSerializer,
+        description=description,
+        examples=[OpenApiExample(f"{status}", value=body, response_only=True)],
+    )
 
 
 BODY_ERRORS = errors(400, 401, 403, 404, 413, 429)  # a call with a JSON body

@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from memories import permissions
 from memories.api import docs
 from memories.api.base import BaseApiView, actor_label, tenant_of
+from memories.api.errors import error_body
 from memories.api.fields import StrictCharField, StrictSerializer
 from memories.models import WebhookEndpoint, WebhookEvent
 from memories.services.webhooks.endpoints import (
@@ -131,6 +132,15 @@ class WebhooksApi(BaseApiView):
                 201,
             ),
             **docs.errors(400, 401, 403, 413, 429),
+            409: docs.error(
+                409,
+                "The tenant already has as many endpoints as it may: remove one first.",
+                error_body(
+                    "too_many_endpoints",
+                    "This tenant has 20 webhook endpoints, the most it may have: remove one "
+                    "before adding another.",
+                ),
+            ),
         },
         summary="Register a webhook endpoint (supervisors)",
         operation_id="webhooks_create",

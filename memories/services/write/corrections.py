@@ -232,7 +232,7 @@ def _undoable(memory: Memory, entry_id) -> AuditEntry:
         AuditEntry.objects.select_for_update()
         .filter(pk=entry_id, tenant_id=memory.tenant_id, object_type="memory")
         .filter(action__in=UNDOABLE)
-        .exclude(data__imported=True)  # an imported document's say-so, not a change made here
+        .exclude(data__contains={"imported": True})  # an imported say-so, not a change made here
         .first()
     )
     if entry is None or str(memory.pk) not in {entry.object_id, str(entry.data.get("corrects"))}:
