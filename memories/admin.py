@@ -116,6 +116,7 @@ class TenantForm(forms.ModelForm):
             "webhook_plaintext_allowed",
             "secrets_kept_sealed",
             "account_numbers_shared",
+            "advisors_create_clients",
         ]
 
     def clean_encrypted(self):

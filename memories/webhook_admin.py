@@ -67,6 +67,7 @@ class WebhookDeliveryAdmin(ReadOnlyAdmin):
         "event",
         "endpoint",
         "client",
+        "sequence",
         "status",
         "attempts",
         "last_status_code",

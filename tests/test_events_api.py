@@ -1,5 +1,7 @@
 """POST /api/v1/events/: one event in, the memories it teaches out."""
 
+import json
+
 import pytest
 
 from curation.models import ReviewItem
@@ -179,7 +181,37 @@ def test_a_negation_contradicts(say, api_client, agent_key, personas):
     assert body["memories"][0]["action"] == "updated"
 
 
-def test_a_new_client_is_created_and_assigned_to_the_advisor(say, api_client, agent_key, personas):
+def test_an_advisor_cannot_tell_an_unknown_reference_from_another_advisors_client(
+    api_client, agent_key, personas
+):
+    """Where advisors do not create clients (the default), posting about a reference that
+    is not theirs answers the same whether someone else's client has it or nobody does."""
+
+    def post(ref: str):
+        response = api_client.post(
+            "/api/v1/events/",
+            {"client": ref, "content": "I live in Leeds."},
+            format="json",
+            HTTP_AUTHORIZATION=f"Bearer {agent_key}",
+        )
+        return response.status_code, json.dumps(response.json()).replace(ref, "REF")
+
+    assert post("carlos") == post("nobody-yet")
+    assert post("carlos")[0] == 404
+    assert not Client.objects.filter(external_ref="nobody-yet").exists()
+
+
+def test_a_supervisor_creates_a_client_by_posting_about_it(say, personas):
+    _, key = factories.api_key_for(personas.supervisor, personas.tenant)
+    say("I live in Leeds.", client="new-client", key=key)
+    assert Client.objects.filter(tenant=personas.tenant, external_ref="new-client").exists()
+
+
+def test_a_new_client_is_created_and_assigned_to_the_advisor_where_the_tenant_allows_it(
+    say, api_client, agent_key, personas
+):
+    personas.tenant.advisors_create_clients = True
+    personas.tenant.save(update_fields=["advisors_create_clients"])
     say("I live in Leeds.", client="new-client")
     client = Client.objects.get(tenant=personas.tenant, external_ref="new-client")
     assert personas.advisor.has_perm("memories.advise_client", client)

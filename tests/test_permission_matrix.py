@@ -704,6 +704,8 @@ def test_guessing_ids_and_references_across_tenants_finds_nothing(world, persona
 def test_the_same_reference_in_another_tenant_is_another_client(world, personas):
     """Writing about a reference that only this tenant has creates the writer's own client
     in their tenant; this tenant's client is untouched."""
+    personas.other_tenant.advisors_create_clients = True
+    personas.other_tenant.save(update_fields=["advisors_create_clients"])
     _, raw = factories.api_key_for(personas.outsider, personas.other_tenant)
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")

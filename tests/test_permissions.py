@@ -95,12 +95,15 @@ def test_who_may_act(personas):
         "supervisor",
         "admin",
     }
+    creators = {"supervisor", "admin"}
+    assert _who(personas, lambda u: permissions.can_create_client(u, tenant)) == creators
+    tenant.advisors_create_clients = True
     assert _who(personas, lambda u: permissions.can_create_client(u, tenant)) == {
         "advisor",
         "advisor2",
-        "supervisor",
-        "admin",
+        *creators,
     }
+    tenant.advisors_create_clients = False
     # Nobody acts in a tenant they do not belong to, superusers aside.
     other = personas.other_tenant
     assert _who(personas, lambda u: permissions.can_decide_review(u, other)) == {"admin"}
@@ -199,9 +202,12 @@ def test_fetch_helpers_answer_404_or_403(personas):
 def test_client_for_write(personas):
     tenant = personas.tenant
     assert permissions.client_for_write(personas.advisor, tenant, "emma") == personas.client
+    assert permissions.client_for_write(personas.supervisor, tenant, "new-one") is None
+    for ref in ("carlos", "new-one"):  # another advisor's, and one advisors may not create
+        with pytest.raises(Http404):
+            permissions.client_for_write(personas.advisor, tenant, ref)
+    tenant.advisors_create_clients = True
     assert permissions.client_for_write(personas.advisor, tenant, "new-one") is None
-    with pytest.raises(Http404):
-        permissions.client_for_write(personas.advisor, tenant, "carlos")
     with pytest.raises(PermissionDenied):
         permissions.client_for_write(personas.client_user, tenant, "emma")
     with pytest.raises(PermissionDenied):

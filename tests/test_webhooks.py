@@ -64,6 +64,7 @@ def test_a_memory_added_is_delivered_signed(personas, endpoint, receiver, post_e
         "id": str(delivery.pk),
         "type": "memory.added",
         "created_at": delivery.created_at.isoformat(),
+        "sequence": 1,
         "tenant": "acme",
         "content_included": True,
         "data": {
@@ -191,6 +192,38 @@ def test_an_erased_client_is_told_and_its_deliveries_go(
         {},
         None,
     )
+
+
+def test_each_clients_events_are_numbered_in_the_order_they_were_written(
+    personas,
+    endpoint,
+    receiver,
+    said_later,
+    post_event,
+    api_client,
+    django_capture_on_commit_callbacks,
+):
+    said_later(
+        "I have decided to sell the buy-to-let flat in Salford.",
+        "I have decided to keep the Salford flat after all.",
+    )
+    _, key = factories.api_key_for(personas.supervisor, personas.tenant)
+    post_event(EMAIL, client="carlos", key=key)
+    with django_capture_on_commit_callbacks(execute=True):
+        erased = api_client.delete("/api/v1/clients/emma/", HTTP_AUTHORIZATION=f"Bearer {key}")
+    assert erased.status_code == 200
+    assert [(b["type"], b["data"]["client"], b["sequence"]) for b in receiver.bodies()] == [
+        ("memory.added", "emma", 1),
+        ("memory.updated", "emma", 2),
+        ("memory.added", "carlos", 1),  # another client counts on its own
+        ("client.erased", "emma", 3),  # after everything the client had
+    ]
+
+
+def test_a_tenant_without_endpoints_takes_no_numbers(personas, post_event):
+    post_event(EMAIL)
+    personas.client.refresh_from_db()
+    assert personas.client.webhook_sequence == 0
 
 
 def test_a_failing_receiver_is_retried_with_backoff(personas, endpoint, receiver, post_event):

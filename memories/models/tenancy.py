@@ -72,6 +72,13 @@ class Tenant(models.Model):
         help_text="IBANs and account numbers are kept in memory either way; on, they are also "
         "sent in webhook deliveries and to remote embedding providers (off: masked there).",
     )
+    advisors_create_clients = models.BooleanField(
+        default=False,
+        help_text="Advisors' keys create a client on the first event about a new reference. "
+        "References are unique in the tenant, so an advisor can then learn that a reference "
+        "is taken; use opaque ones (CRM ids). Off: supervisors create clients, and an advisor "
+        "gets the same 404 for an unknown reference as for another advisor's client.",
+    )
     conflict_policy = models.CharField(
         max_length=32, choices=ConflictPolicy.choices, default=ConflictPolicy.SUPERIOR_EVIDENCE
     )
@@ -157,6 +164,9 @@ class Client(models.Model):
         help_text="Memory changed since the profile was built; the refresh clears it. "
         "Many writes mark it once, so they queue one refresh, not one each.",
     )
+    # The last webhook sequence number given to an event about this client (see
+    # services.webhooks.events): taken under the row's lock, so numbers follow commits.
+    webhook_sequence = models.BigIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["display_name", "external_ref"]

@@ -79,6 +79,9 @@ class WebhookDelivery(models.Model):
         Client, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
     event = models.CharField(max_length=32, choices=WebhookEvent.choices)
+    # The event's number among its client's (1, 2, 3… in the order they were committed;
+    # every endpoint sees the same number for one event). None: about no client.
+    sequence = models.BigIntegerField(null=True, blank=True, editable=False)
     payload = SealedPayloadField(default=dict)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveIntegerField(default=0)

@@ -59,7 +59,12 @@ def can_browse_client(user, client: Client) -> bool:
 
 
 def can_create_client(user, tenant: Tenant) -> bool:
-    return has_perm(user, tenant, CREATE_CLIENT)
+    """May create a client by posting about a new reference: who sees every client, and
+    advisors where the tenant lets them (else a taken reference would answer differently
+    from an unknown one, and tell an advisor which clients exist)."""
+    if not has_perm(user, tenant, CREATE_CLIENT):
+        return False
+    return tenant.advisors_create_clients or has_perm(user, tenant, SEE_ALL_CLIENTS)
 
 
 def can_write_client_memory(user, client: Client) -> bool:

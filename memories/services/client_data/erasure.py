@@ -34,6 +34,7 @@ def client_erase(*, client: Client, actor=None, actor_label: str = "") -> dict:
         for related in ("memories", "events", "sessions", "review_items"):
             ids |= {str(pk) for pk in getattr(client, related).values_list("pk", flat=True)}
         client_id, tenant, external_ref = client.pk, client.tenant, client.external_ref
+        sequence = client.webhook_sequence + 1  # client.erased comes after every other event
         keys.forget_client(client_id)
         with content_rewrite():
             _, per_model = client.delete()
@@ -54,6 +55,10 @@ def client_erase(*, client: Client, actor=None, actor_label: str = "") -> dict:
             data={"counts": counts, "encrypted": tenant.encrypted},
         )
         webhook_events.client_erased(
-            tenant=tenant, client_id=client_id, external_ref=external_ref, counts=counts
+            tenant=tenant,
+            client_id=client_id,
+            external_ref=external_ref,
+            counts=counts,
+            sequence=sequence,
         )
     return counts

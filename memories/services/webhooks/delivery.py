@@ -65,6 +65,7 @@ def body_of(delivery: WebhookDelivery) -> bytes:
             "id": str(delivery.pk),
             "type": delivery.event,
             "created_at": delivery.created_at.isoformat(),
+            "sequence": delivery.sequence,
             "tenant": delivery.tenant.slug,
             "content_included": content_included(delivery.tenant),
             "data": delivery.payload,

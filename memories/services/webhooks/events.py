@@ -2,6 +2,12 @@
 called by the service where the event happens, inside its transaction. The deliveries are
 rows of that transaction (a rolled back write sends nothing) and are sent once it commits.
 
+Every event about a client has a sequence number among that client's events (1, 2, 3…),
+taken from ``Client.webhook_sequence`` with an UPDATE that holds the client's row until the
+transaction commits: a later number was committed later, and every endpoint sees the same
+number for one event. Deliveries may still arrive out of order (a retry, two workers); the
+number is what a receiver orders by.
+
 Every ``data`` names the client by its reference. What a client said (a memory's content,
 a decision's reason) is included for plaintext tenants, and for encrypted ones only when
 ``Tenant.webhook_plaintext_allowed``; the envelope says which (``content_included``). IBANs
@@ -10,7 +16,7 @@ and account numbers in it are masked unless ``Tenant.account_numbers_shared``.
 
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from memories.models import (
     Client,
@@ -52,14 +58,19 @@ def _active_endpoints(tenant: Tenant) -> list[WebhookEndpoint]:
     return list(WebhookEndpoint.objects.filter(tenant_id=tenant.pk, active=True))
 
 
+Item = tuple[Client | None, dict]
+
+
 def _emit(
     tenant: Tenant,
     event: str,
-    items: list[tuple[Client | None, dict]],
+    items: list[Item],
     endpoints: list[WebhookEndpoint] | None = None,
+    sequences: list[int | None] | None = None,
 ) -> list:
     """One delivery of each ``(client, data)`` per active endpoint of ``tenant`` that wants
-    ``event`` (of ``endpoints``, when the caller has them already); sent after commit."""
+    ``event`` (of ``endpoints``, when the caller has them already); sent after commit.
+    Each item takes its client's next sequence number unless ``sequences`` gives them."""
     if not items:
         return []
     if endpoints is None:
@@ -67,18 +78,52 @@ def _emit(
     endpoints = [e for e in endpoints if event in e.events]
     if not endpoints:
         return []
+    if sequences is None:
+        sequences = _sequences_taken([client for client, _ in items])
     deliveries = WebhookDelivery.objects.bulk_create(
         [
             WebhookDelivery(
-                tenant_id=tenant.pk, endpoint=endpoint, client=client, event=event, payload=data
+                tenant_id=tenant.pk,
+                endpoint=endpoint,
+                client=client,
+                event=event,
+                sequence=number,
+                payload=data,
             )
             for endpoint in endpoints
-            for client, data in items
+            for (client, data), number in zip(items, sequences, strict=True)
         ]
     )
     ids = [str(d.pk) for d in deliveries]
     transaction.on_commit(lambda: _enqueue(ids))
     return deliveries
+
+
+def _sequences_taken(clients: list[Client | None]) -> list[int | None]:
+    """The next sequence numbers of these clients, one per item in its order (None for
+    none): one UPDATE per client, in id order like every writer's locks, which holds the
+    client's row until commit."""
+    wanted: dict = {}
+    for client in clients:
+        if client is not None:
+            wanted[client.pk] = wanted.get(client.pk, 0) + 1
+    first: dict = {}
+    with connection.cursor() as cursor:
+        for client_id in sorted(wanted, key=str):
+            cursor.execute(
+                f"UPDATE {Client._meta.db_table} SET webhook_sequence = webhook_sequence + %s "  # noqa: S608
+                "WHERE id = %s RETURNING webhook_sequence",
+                [wanted[client_id], client_id],
+            )
+            first[client_id] = cursor.fetchone()[0] - wanted[client_id] + 1
+    numbers: list[int | None] = []
+    for client in clients:
+        if client is None:
+            numbers.append(None)
+        else:
+            numbers.append(first[client.pk])
+            first[client.pk] += 1
+    return numbers
 
 
 def _enqueue(delivery_ids: list[str]) -> None:
@@ -128,8 +173,13 @@ def memories_stored(*, tenant: Tenant, results) -> None:
                 into.append((event.client, {**head, "memories": memories}))
     if added or updated:
         endpoints = _active_endpoints(tenant)  # one query for both events
-        _emit(tenant, WebhookEvent.MEMORY_ADDED, added, endpoints)
-        _emit(tenant, WebhookEvent.MEMORY_UPDATED, updated, endpoints)
+        subscribed = {e for endpoint in endpoints for e in endpoint.events}
+        added = added if WebhookEvent.MEMORY_ADDED in subscribed else []
+        updated = updated if WebhookEvent.MEMORY_UPDATED in subscribed else []
+        # One allocation for both, so an event's "added" comes before its "updated".
+        numbers = _sequences_taken([client for client, _ in added + updated])
+        _emit(tenant, WebhookEvent.MEMORY_ADDED, added, endpoints, numbers[: len(added)])
+        _emit(tenant, WebhookEvent.MEMORY_UPDATED, updated, endpoints, numbers[len(added) :])
 
 
 def conflicts_opened(*, items) -> None:
@@ -177,9 +227,12 @@ def review_decided(*, item) -> None:
     _emit(tenant, WebhookEvent.REVIEW_DECIDED, [(item.client, data)])
 
 
-def client_erased(*, tenant: Tenant, client_id, external_ref: str, counts: dict) -> None:
+def client_erased(
+    *, tenant: Tenant, client_id, external_ref: str, counts: dict, sequence: int
+) -> None:
     """``client.erased``: the reference the receiver erases on its side, and what went.
-    The delivery belongs to no client (the client is gone); once it is delivered or given
-    up its payload is cleared, so the reference does not outlive the erasure."""
+    The delivery belongs to no client (the client is gone) but has the number after the
+    client's last (``sequence``, read under its lock before the erasure); once it is
+    delivered or given up its payload is cleared, so the reference does not outlive it."""
     data = {"client": external_ref, "client_id": str(client_id), "counts": counts}
-    _emit(tenant, WebhookEvent.CLIENT_ERASED, [(None, data)])
+    _emit(tenant, WebhookEvent.CLIENT_ERASED, [(None, data)], sequences=[sequence])
