@@ -1,10 +1,12 @@
 """For a receiver of memoryhub's webhooks: check that a delivery is genuine and fresh.
 
-Each delivery is a POST whose body is JSON (``{"id", "type", "created_at", "tenant",
-"content_included", "data"}``), with ``Memoryhub-Timestamp`` (Unix seconds) and
+Each delivery is a POST whose body is JSON (``{"id", "type", "created_at", "sequence",
+"tenant", "content_included", "data"}``), with ``Memoryhub-Timestamp`` (Unix seconds) and
 ``Memoryhub-Signature: v1=<hex HMAC-SHA256 of "<timestamp>.<body>" under the endpoint's
 secret>``. Answer 2xx quickly; anything else (or no answer within the server's timeout) is
 retried later, with the same ``id`` (``Memoryhub-Delivery``): use it to ignore repeats.
+Deliveries can arrive out of order: ``sequence`` numbers each client's events in the order
+they were committed (with gaps for events the endpoint does not take); order by it.
 """
 
 from __future__ import annotations
