@@ -207,7 +207,6 @@ def _published_keys(text: str) -> list[Secret]:
 def _plugins() -> list[dict]:
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 
-    names: set[str] = {
-        plugin.__name__ for plugin in get_mapping_from_secret_type_to_class().values()
-    }
+    plugins: list[type] = list(get_mapping_from_secret_type_to_class().values())
+    names = {plugin.__name__ for plugin in plugins}
     return [{"name": name} for name in sorted(names - _NOT_FOR_PROSE)]
