@@ -48,6 +48,14 @@ NOT_SECRETS = [
     "Call me at +39 333 123 4567 tomorrow.",
     "The PIN is on the back of the letter.",
     "My IBAN is IT60X0542811101000000123456.",
+    # What a chat about building software says of passwords and tokens.
+    "I'm trying to implement the user password reset feature with email.",
+    "Hmm, what if the password changes frequently? How do I update the config?",
+    "Use the access token to access the endpoint, and when the access token expires, refresh.",
+    "Set the secret key for token generation in the settings.",
+    "password: ${{ secrets.DOCKER_PASSWORD }}",
+    "# Get the access token\naccess_token = auth.get_access_token(code)",
+    "const password = hash(raw, 10);",
 ]
 
 

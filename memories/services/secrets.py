@@ -43,7 +43,10 @@ PLACEHOLDERS = {
 # The value said after its name: up to the next space, without the punctuation that ends
 # the sentence around it.
 _VALUE = r"[\"'“‘«]?(?P<value>[^\s\"'”’»]+?)[\"'”’»]?(?=[.,;:!?)]*(?:\s|$))"
-_IS = r"\s*(?:is|was|'s|:|=|è|e'|é|sarebbe|es|era|sería)\s*"
+# "is" and its kin are whole words ("the password reset", "the token expires" say none).
+# The name and its value are on one line ("# the access token" above a line of code is not
+# a token said).
+_IS = r"(?:[ \t]*[:=][ \t]*|'s[ \t]+|[ \t]+(?:(?:is|was|sarebbe|es|era|sería)\b|è|e'|é)[ \t]*)"
 _NAMED = [
     (
         "password",
@@ -62,7 +65,7 @@ _NAMED = [
 # A few words may come between the name and its value ("the password for the wifi is …",
 # "il PIN del bancomat è …"); a PIN or a security code may follow its name directly
 # ("CVV 123").
-_BETWEEN = r"(?:\s+[\w']+){0,3}?"
+_BETWEEN = r"(?:[ \t]+[\w']+\b){0,3}?"
 _NAMED_PATTERNS = [
     (kind, re.compile(rf"\b(?:{names}){_BETWEEN}{_IS}{_VALUE}", re.IGNORECASE))
     for kind, names in _NAMED
@@ -71,6 +74,9 @@ _NAMED_PATTERNS = [
     for kind, names in _NAMED
     if kind in ("pin", "security_code")
 ]
+# Code that computes the value ("password = hash(raw)", "token = tokens[0]") or a template
+# that stands for it ("{token}", "${{ secrets.KEY }}").
+_COMPUTED = re.compile(r"[\w.$]+[(\[]|[{$]")
 _CARD_NUMBER = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
 _CARD_WORDS = re.compile(
     r"\b(?:card|carta|tarjeta|visa|mastercard|amex|american express|maestro|"
@@ -109,6 +115,8 @@ def secrets_in(text: str) -> list[Secret]:
     for kind, pattern in _NAMED_PATTERNS:
         for m in pattern.finditer(text):
             value = m.group("value")
+            if not any(c.isalnum() for c in value) or _COMPUTED.match(value):
+                continue  # punctuation, a template's braces, a call: not a value said
             if kind == "pin" and not any(c.isdigit() for c in value):
                 continue  # "the PIN is on the back": no PIN said
             if _a_word_of_the_sentence(value):
