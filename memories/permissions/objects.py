@@ -171,6 +171,18 @@ def _not_found_client(external_ref: str) -> Http404:
     return Http404(f"Client {external_ref!r} not found.")
 
 
+def _not_yours(user, tenant: Tenant, external_ref: str) -> Http404:
+    """Writing about a reference that is not among the user's clients: one answer whether
+    it is unknown or another advisor's, saying what to do when a new client is meant."""
+    if can_create_client(user, tenant):
+        return _not_found_client(external_ref)
+    return Http404(
+        f"Client {external_ref!r} is not among your clients. In this tenant new clients are "
+        "created by a supervisor (or assigned to you); advisors do not create them by "
+        "posting about them."
+    )
+
+
 # Client has no field that converts what the database returns: rows load as they come.
 _CLIENT_COLUMNS = [f.attname for f in Client._meta.concrete_fields]
 _CLIENT_BY_REF = (
@@ -222,10 +234,10 @@ def _writable(user, tenant: Tenant, external_ref: str, client: Client | None) ->
         if is_read_only(user, tenant):
             raise PermissionDenied(READ_ONLY_MESSAGE)
         if not can_create_client(user, tenant):
-            raise _not_found_client(external_ref)
+            raise _not_yours(user, tenant, external_ref)
         return None
     if not can_browse_client(user, client):
-        raise _not_found_client(external_ref)
+        raise _not_yours(user, tenant, external_ref)
     if not can_write_client_memory(user, client):
         raise PermissionDenied(READ_ONLY_MESSAGE)
     return client
