@@ -384,7 +384,7 @@ def main() -> None:
         clients = [f"load-client-{n}" for n in range(args.seed_clients)]
         if not args.no_worker:
             worker = subprocess.Popen(  # noqa: S603
-                [*MANAGE, "qcluster"],
+                [*MANAGE, "worker"],
                 cwd=ROOT,
                 env=env,
                 start_new_session=True,

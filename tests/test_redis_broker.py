@@ -77,7 +77,7 @@ def test_a_job_goes_through_redis_to_a_real_worker(personas, tmp_path):
     )
     log = (tmp_path / "qcluster.log").open("w")
     worker = subprocess.Popen(  # noqa: S603
-        [sys.executable, str(ROOT / "manage.py"), "qcluster"],
+        [sys.executable, str(ROOT / "manage.py"), "worker"],
         env=_env(),
         cwd=ROOT,
         stdout=log,

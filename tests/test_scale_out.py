@@ -3,8 +3,8 @@ test's database), under a concurrent load of writes and jobs, on the Redis broke
 the ORM broker. Nothing is lost, no job runs twice, no memory is stored twice.
 
 The web processes are granian serving the ASGI app (what ``serve`` runs), the workers
-``manage.py qcluster``; all of them are subprocesses with the deployment's environment
-(``DATABASE_URL``, ``REDIS_URL``). The Redis half runs where MEMORYHUB_TEST_REDIS_URL names
+``manage.py worker`` (django-q2's qcluster); all of them are subprocesses with the
+deployment's environment (``DATABASE_URL``, ``REDIS_URL``). The Redis half runs where MEMORYHUB_TEST_REDIS_URL names
 a server (``tools/test.sh`` starts one)."""
 
 from __future__ import annotations
@@ -162,7 +162,7 @@ def test_two_web_processes_and_two_workers_lose_nothing_and_do_nothing_twice(
         logs.append(log)
         processes.append(
             subprocess.Popen(  # noqa: S603
-                [sys.executable, str(ROOT / "manage.py"), "qcluster"],
+                [sys.executable, str(ROOT / "manage.py"), "worker"],
                 cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )
         )  # fmt: skip

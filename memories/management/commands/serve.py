@@ -85,7 +85,7 @@ class Command(BaseCommand):
             manage = Path(settings.BASE_DIR) / "manage.py"
             # Its own session: Ctrl-C reaches only this process, which stops the worker once.
             worker = subprocess.Popen(  # noqa: S603
-                serving.child_command([sys.executable, str(manage), "qcluster"]),
+                serving.child_command([sys.executable, str(manage), "worker"]),
                 start_new_session=True,
                 env={**environment, serving.EMBEDDER_THREADS_ENV: str(plan.embedder_threads)},
             )
