@@ -4,8 +4,8 @@ the ORM broker. Nothing is lost, no job runs twice, no memory is stored twice.
 
 The web processes are granian serving the ASGI app (what ``serve`` runs), the workers
 ``manage.py worker`` (django-q2's qcluster); all of them are subprocesses with the
-deployment's environment (``DATABASE_URL``, ``REDIS_URL``). The Redis half runs where MEMORYHUB_TEST_REDIS_URL names
-a server (``tools/test.sh`` starts one)."""
+deployment's environment (``DATABASE_URL``, ``REDIS_URL``). The Redis half runs where
+MEMORYHUB_TEST_REDIS_URL names a server (``tools/test.sh`` starts one)."""
 
 from __future__ import annotations
 
