@@ -45,7 +45,9 @@ def main() -> None:
     parser.add_argument("--show", action="store_true", help="list every value withheld")
     args = parser.parse_args()
     texts = messages()
-    seen, flagged, kinds = Counter(), Counter(), Counter()
+    seen: Counter[str] = Counter()
+    flagged: Counter[str] = Counter()
+    kinds: Counter[tuple[str, str]] = Counter()
     shown = []
     started = time.perf_counter()
     for source, text in texts:
