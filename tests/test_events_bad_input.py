@@ -82,7 +82,9 @@ def test_another_advisors_client_is_not_found(api_client, personas):
     before = _counts()
     response = _post(api_client, key, VALID)  # emma is the first advisor's client
     assert response.status_code == 404
-    assert response.json()["error"]["message"] == "Client 'emma' not found."
+    assert response.json()["error"]["message"].startswith(
+        "Client 'emma' is not among your clients."
+    )
     assert _counts() == before
 
 
