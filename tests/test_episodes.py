@@ -157,10 +157,21 @@ def test_dates_as_said(post_event, content, occurred, precision, past_from):
         "Benissimo, capito.",
         "Vale, estupendo, gracias.",
         "Excelente, entendido.",
+        "Morning!",
+        "Evening, all.",
+        "Good afternoon, Marco!",
+        "Hey there!",
+        "Buonasera a tutti!",
+        "¡Buenas, chicos!",
     ],
 )
 def test_small_talk_yields_nothing(post_event, content):
     assert post_event(content, speaker="user")["memories"] == []
+
+
+def test_a_greeting_before_a_statement_is_left_out_of_it(post_event):
+    memories = post_event("Morning! I moved to Zurich last month.", speaker="user")["memories"]
+    assert [m["content"] for m in memories] == ["I moved to Zurich last month."]
 
 
 def test_what_the_cue_tables_hold_is_not_kept_twice(post_event):

@@ -54,7 +54,7 @@ def informative_part(sentence: str) -> str:
             if part.strip() and "?" not in part and not cues.QUESTION_START.match(match_form(part))
         ]
         text = ", ".join(kept)
-    if cues.ACKNOWLEDGEMENTS.match(match_form(text)):
+    if cues.ACKNOWLEDGEMENTS.match(match_form(text)) or cues.GREETING.match(match_form(text)):
         return ""
     # What is left once the formulas (thanks, see you, long time no see…) are set aside.
     folded = cues.FORMULAS.sub(" ", match_form(text))

@@ -423,6 +423,14 @@ ACKNOWLEDGEMENTS = re.compile(
     r"|^\W*(?:ne|lo|ce ne)\s(?:parliamo|riparliamo|discutiamo|parleremo)\b|^\W*ci (?:penso|pensero)\b"
     r"|^\W*(?:lo|ya lo)\s(?:hablamos|hablaremos|comentamos|pienso|pensare)\b|^\W*ya hablaremos\b"
 )
+# A sentence that only greets, whoever it greets ("Morning!", "Evening, all.", "Hey there!",
+# "Buonasera a tutti!", "Buenas, chicos."): a name after it is set aside before (vocative).
+GREETING = re.compile(
+    r"^\W*(?:(?:good|buona|buon|buenas|buenos)\s)?(?:morning|afternoon|evening|night|day|hi"
+    r"|hello|hey|hiya|howdy|g'day|yo|welcome back|buongiorno|buonasera|sera|giorno|bentornat[oa]"
+    r"|hola|buenas|dias|tardes|noches|bienvenid[oa])(?:[\s,]+(?:there|again|all|everyone|everybody"
+    r"|guys|folks|team|a tutti|tutti|ragazzi|a todos|todos|chicos))?\W*$"
+)
 # The parts of a sentence that ends in a question: the statements before it still count
 # ("I moved last month, can you update my address?"). A comma before a number does not
 # part ("by June 15, 2024, can you…", "3,500 francs").
