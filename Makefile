@@ -2,6 +2,9 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+# Where `make run` listens: `make run PORT=8001` (or PORT in the environment).
+ADDRESS ?= 127.0.0.1
+PORT    ?= 8000
 
 .PHONY: run test lint format bench install install-dev clean
 
@@ -23,7 +26,7 @@ install-dev: $(VENV)/.installed-dev
 
 ## Installs memoryhub and runs it on the embedded PostgreSQL (web server + worker).
 run: install
-	$(BIN)/python manage.py serve
+	$(BIN)/python manage.py serve $(ADDRESS):$(PORT)
 
 ## Installs the development tools (and, as root, Chromium and Redis) and runs the whole
 ## test suite.

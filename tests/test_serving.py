@@ -233,6 +233,27 @@ def _wait_ready(port: int, server: subprocess.Popen, log: Path) -> None:
     pytest.fail("the server never became ready:\n" + log.read_text())
 
 
+def test_serve_on_a_taken_port_says_so_in_one_line_and_fails(data_dir):
+    env = {**os.environ, "MEMORYHUB_DATA_DIR": str(data_dir), "PYTHONWARNINGS": "ignore"}
+    env.pop("DATABASE_URL", None)
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        done = subprocess.run(  # noqa: S603
+            [sys.executable, str(ROOT / "manage.py"), "serve", f"127.0.0.1:{port}", "--no-demo"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode != 0
+    assert f"port {port} is taken on 127.0.0.1" in done.stderr
+    assert f"make run PORT={port + 1}" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    assert "is running" not in done.stdout
+
+
 def test_serve_runs_registered_workers_and_stops_gracefully(data_dir):
     env = {
         **os.environ,

@@ -1,6 +1,8 @@
+import errno
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -67,6 +69,8 @@ class Command(BaseCommand):
         host, _, port = opts["addrport"].rpartition(":")
         if not host or not port.isdigit():
             raise CommandError(f"addrport must be HOST:PORT, not {opts['addrport']!r}")
+        # Before anything starts: a port in use is one line, not a server's traceback.
+        _check_free(host.strip("[]"), int(port))
         # SIGTERM behaves like Ctrl-C, so the clean-up below and the embedded server's run.
         signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
 
@@ -90,7 +94,7 @@ class Command(BaseCommand):
                 env={**environment, serving.EMBEDDER_THREADS_ENV: str(plan.embedder_threads)},
             )
         self._banner(opts, plan)
-        web = None
+        web, failed = None, 0
         try:
             if opts["dev"]:
                 call_command(DevServer(), opts["addrport"])
@@ -101,7 +105,7 @@ class Command(BaseCommand):
                     env={**environment, **plan.environment()},
                     start_new_session=True,
                 )
-                web.wait()
+                failed = web.wait()  # it stopped of itself: 0 only when asked to
         except KeyboardInterrupt:
             pass
         finally:
@@ -113,6 +117,8 @@ class Command(BaseCommand):
             if multiprocess_dir and multiprocess_dir != os.environ.get(metrics.MULTIPROCESS_ENV):
                 shutil.rmtree(multiprocess_dir, ignore_errors=True)
             self.stdout.write("memoryhub stopped")
+        if failed:
+            raise CommandError(f"the web server stopped with exit status {failed} (its log is above)")
 
     def _environment(self, plan: serving.Plan) -> dict[str, str]:
         environment = dict(os.environ)
@@ -157,6 +163,25 @@ class Command(BaseCommand):
             )
         )
         self.stdout.flush()
+
+
+def _check_free(host: str, port: int) -> None:
+    """A CommandError that says so when ``host:port`` cannot be listened on (taken, or an
+    address this machine does not have)."""
+    try:
+        with socket.create_server((host, port), family=_family(host)):
+            pass
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise CommandError(
+                f"port {port} is taken on {host}: stop what uses it, or choose another "
+                f"(make run PORT={port + 1}, or manage.py serve {host}:{port + 1})"
+            ) from None
+        raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
 
 
 def _stop(process: subprocess.Popen | None, *, timeout: float) -> None:
