@@ -118,7 +118,7 @@ class Command(BaseCommand):
                 shutil.rmtree(multiprocess_dir, ignore_errors=True)
             self.stdout.write("memoryhub stopped")
         if failed:
-            raise CommandError(f"the web server stopped with exit status {failed} (its log is above)")
+            raise CommandError(f"the web server stopped with exit status {failed} (log above)")
 
     def _environment(self, plan: serving.Plan) -> dict[str, str]:
         environment = dict(os.environ)
