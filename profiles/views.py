@@ -26,7 +26,7 @@ from django_htmx.http import push_url
 from curation.queue import open_conflict_count
 from memories import permissions
 from memories.forms import STATUS_LIVE, MemoryFilterForm
-from memories.models import LIVE_STATUSES, Client, Event, Memory, unexpired
+from memories.models import Client, Event, Memory, unexpired
 from memories.selectors.contradictions import has_contradictory_facts
 from memories.services.client_data.erasure import client_erase
 from memories.services.retrieval import memories_search
@@ -73,8 +73,11 @@ def client_list(request):
         clients = clients.filter(
             Q(display_name__icontains=query) | Q(external_ref__icontains=query)
         )
+    # What the client page and the API count: live now, context past its expiry not
+    # (whether or not the TTL sweep has marked it yet).
     live = (
-        Memory.objects.filter(client=OuterRef("pk"), status__in=LIVE_STATUSES)
+        Memory.objects.current()
+        .filter(client=OuterRef("pk"))
         .order_by()
         .values("client")
         .annotate(n=Count("pk"))

@@ -1,7 +1,10 @@
 """GET /clients/: the clients a user may browse, for every persona."""
 
+from datetime import timedelta
+
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from tests import factories
 from tests.snapshot import take as db_state
@@ -56,6 +59,26 @@ def test_counts_live_memories_and_filters_by_name(client, personas):
     [emma] = response.context["page"]
     assert (emma.external_ref, emma.live_memories) == ("emma", 1)
     assert b"1 live memory" in response.content
+
+
+def test_counts_what_the_client_page_counts_before_the_expiry_sweep(client, personas):
+    """Context past its expiry is gone at that moment (the page and the API agree at once);
+    a plan whose day has gone by is past, not gone."""
+    yesterday = timezone.now() - timedelta(days=1)
+    factories.MemoryFactory.create(client=personas.client, content="Prefers email.")
+    factories.MemoryFactory.create(
+        client=personas.client, kind="operational", content="In a meeting.", expires_at=yesterday
+    )
+    factories.MemoryFactory.create(
+        client=personas.client,
+        kind="semantic",
+        category="goal",
+        content="Plan.",
+        expires_at=yesterday,
+    )
+    client.force_login(personas.advisor)
+    [emma] = client.get(URL, {"q": "emm"}).context["page"]
+    assert emma.live_memories == 2
 
 
 def test_htmx_filter_answers_only_the_rows(client, personas):
