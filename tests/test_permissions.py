@@ -9,8 +9,8 @@ from guardian.shortcuts import assign_perm
 
 from curation.models import ReviewItem
 from memories import permissions
-from memories.models import Event, Role, Status, Tier
-from memories.services.tenancy.members import client_unassign_advisor
+from memories.models import AuditEntry, Event, Role, Status, Tier
+from memories.services.tenancy.members import client_assign_advisor, client_unassign_advisor
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -126,6 +126,21 @@ def test_an_advisor_keeps_the_memory_of_their_own_sessions(personas):
     assert list(permissions.scoped(personas.advisor, Event.objects.all())) == [event]
     with pytest.raises(Http404):
         permissions.client_for_read(personas.advisor, personas.tenant, "emma")
+
+
+def test_an_assignment_that_changes_nothing_is_not_audited(personas):
+    def audited(action):
+        return AuditEntry.objects.filter(
+            action=action, object_id=str(personas.client.pk), data__advisor="advisor2"
+        ).count()
+
+    client_assign_advisor(client=personas.client, advisor=personas.advisor2)
+    client_assign_advisor(client=personas.client, advisor=personas.advisor2)
+    assert audited("client.assign_advisor") == 1
+    client_unassign_advisor(client=personas.client, advisor=personas.advisor2)
+    client_unassign_advisor(client=personas.client, advisor=personas.advisor2)
+    assert audited("client.unassign_advisor") == 1
+    assert not permissions.can_browse_client(personas.advisor2, personas.client)
 
 
 def test_an_assignment_through_a_group_counts(personas):

@@ -4,7 +4,7 @@ import pytest
 from django.core.management import call_command
 
 from curation.models import ReviewItem
-from memories.models import Client, Event, Membership, Memory
+from memories.models import AuditEntry, Client, Event, Membership, Memory
 from memories.services.tenancy.members import client_advisors
 
 pytestmark = pytest.mark.django_db
@@ -19,8 +19,11 @@ def _seed() -> str:
 def test_seed_demo_creates_one_user_per_persona_and_is_idempotent(client):
     first = _seed()
     counts = (Client.objects.count(), Event.objects.count(), Memory.objects.count())
+    audited = AuditEntry.objects.count()
     second = _seed()
     assert (Client.objects.count(), Event.objects.count(), Memory.objects.count()) == counts
+    # ``serve`` seeds at every start: an advisor already assigned is not assigned again.
+    assert AuditEntry.objects.count() == audited
     assert "4 clients, 18 events and 14 memories added" in first
     assert "0 clients, 0 events and 0 memories added" in second
     roles = dict(

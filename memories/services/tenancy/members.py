@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from guardian.shortcuts import assign_perm, remove_perm
+from guardian.shortcuts import assign_perm, get_user_perms, remove_perm
 
 from memories.models import Client, Membership, Role, Tenant
 from memories.services.tenancy.audit import audit
@@ -53,6 +53,8 @@ def client_assign_advisor(*, client: Client, advisor, actor=None) -> None:
         tenant_id=client.tenant_id, user=advisor, role=Role.ADVISOR
     ).exists():
         raise ValueError(f"{advisor} is not an advisor of tenant {client.tenant.slug}")
+    if _advises(advisor, client):
+        return  # nothing changes, nothing to audit (``serve`` seeds the demo at every start)
     assign_perm(ADVISE_CLIENT, advisor, client)
     audit(
         tenant_id=client.tenant_id,
@@ -66,6 +68,8 @@ def client_assign_advisor(*, client: Client, advisor, actor=None) -> None:
 
 @transaction.atomic
 def client_unassign_advisor(*, client: Client, advisor, actor=None) -> None:
+    if not _advises(advisor, client):
+        return
     remove_perm(ADVISE_CLIENT, advisor, client)
     audit(
         tenant_id=client.tenant_id,
@@ -75,6 +79,11 @@ def client_unassign_advisor(*, client: Client, advisor, actor=None) -> None:
         object_id=str(client.pk),
         data={"advisor": advisor.get_username()},
     )
+
+
+def _advises(advisor, client: Client) -> bool:
+    """Assigned to ``client`` itself (not through a group, which assignment never uses)."""
+    return ADVISE_CLIENT.partition(".")[2] in get_user_perms(advisor, client)
 
 
 def client_advisors(client: Client):
