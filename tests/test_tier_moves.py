@@ -203,3 +203,18 @@ def test_a_tier_move_does_not_wait_for_a_read_being_logged(personas):
         done.set()
         thread.join(30)
     assert Memory.objects.get(pk=other.pk).tier == "archival"
+
+
+def test_a_tier_set_to_where_it_is_changes_and_audits_nothing_but_a_pin(personas):
+    from memories.selectors.audit import audit_rows
+    from memories.services.write.lifecycle import memory_set_tier
+
+    core = factories.MemoryFactory.create(client=personas.client, content="Core.", tier="core")
+    memory_set_tier(memory=core, tier="core")
+    assert not AuditEntry.objects.filter(action="memory.set_tier").exists()
+    memory_set_tier(memory=core, tier="core", pin=True)
+    memory_set_tier(memory=core, tier="core", pin=True)
+    entries = AuditEntry.objects.filter(action="memory.set_tier")
+    [row] = audit_rows(personas.supervisor, personas.tenant.pk, entries)
+    assert row.details == [("tier", "core"), ("pinned", "yes")]
+    assert Memory.objects.get(pk=core.pk).tier_pinned

@@ -219,9 +219,9 @@ def audit_rows(user, tenant_id, entries) -> list[AuditRow]:
 
 def _details(action: str, data: dict) -> list[tuple[str, str]]:
     if action == "memory.set_tier":
-        return [("tier", f"{data.get('from')} → {data.get('to')}")] + (
-            [("pinned", "yes")] if data.get("pinned") else []
-        )
+        moved = data.get("from") != data.get("to")  # else: pinned where it was
+        tier = f"{data.get('from')} → {data.get('to')}" if moved else str(data.get("to"))
+        return [("tier", tier)] + ([("pinned", "yes")] if data.get("pinned") else [])
     if action == "review.decide":
         return [("decision", str(data.get("decision", "")).replace("_", " "))]
     if action == "memory.feedback":

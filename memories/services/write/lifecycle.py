@@ -113,6 +113,8 @@ def memory_set_tier(
     if tier == Tier.CORE and memory.tier != Tier.CORE:
         ensure_core_room(memory.client_id, memory.content, excluding=memory.pk)
     previous = memory.tier
+    if previous == tier and (memory.tier_pinned or not pin):
+        return memory  # already there (and pinned, if asked): nothing changes, nothing audited
     Memory.objects.filter(pk=memory.pk).update(tier=tier, tier_pinned=pin or memory.tier_pinned)
     audit(
         tenant_id=memory.tenant_id,
