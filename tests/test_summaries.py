@@ -5,10 +5,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 
+from curation.services.review import conflict_decide
 from memories.models import Memory, Relation, Session
 from memories.services.jobs.forgetting import ttl_sweep
 from memories.services.jobs.summaries import episodes_summarize
+from memories.services.write.corrections import memory_correct
 from memories.services.write.ingest import EventInput, events_ingest
+from memories.services.write.lifecycle import memory_forget
+from tests import factories
 from tests.jobs_support import Crash, crash_on_call, in_parallel, local_space, run
 
 pytestmark = pytest.mark.django_db
@@ -66,13 +70,13 @@ def test_a_quiet_session_is_summarised_once(personas):
     [summary] = _summaries()
     facts = Memory.objects.filter(session=session).exclude(pk=summary.pk)
     assert summary.metadata["summary"] == {
-        "topic": "James, pension, move",
+        "topic": "James, pension",
         "intent": "Can we move my pension to the new provider before the end of March?",
         "outcome": "The pension transfer will complete next week.",
         "key_facts": ["I moved to Bristol last year.", "I prefer to be contacted by email."],
     }
     assert summary.content == (
-        "Topic: James, pension, move. Intent: Can we move my pension to the new provider "
+        "Topic: James, pension. Intent: Can we move my pension to the new provider "
         "before the end of March? Outcome: The pension transfer will complete next week. "
         "Key facts: I moved to Bristol last year; I prefer to be contacted by email."
     )
@@ -140,7 +144,7 @@ def test_the_llm_summarizer_and_its_fallback(personas, settings, fake_provider):
         "Topic: pension transfer. Intent: Move the pension before March. Outcome: Transfer "
         "next week. Key facts: Lives in Bristol; Prefers email."
     )
-    assert made["heuristic"].content.startswith("Topic: James, pension, move. Intent: Can we")
+    assert made["heuristic"].content.startswith("Topic: James, pension. Intent: Can we")
     assert {m.metadata["summarizer"] for m in _summaries()} == {"llm", "heuristic"}
     assert [r["path"] for r in fake_provider.requests].count("/v1/chat/completions") == 2
 
@@ -174,3 +178,77 @@ def test_two_workers_summarise_each_session_once(personas, settings):
         )
     assert first.get("summarized_heuristic", 0) + second.get("summarized_heuristic", 0) == 4
     assert _summaries().count() == 4
+
+
+def _accept_new(personas, email):
+    newer = factories.MemoryFactory.create(
+        client=email.client, content="I prefer to be contacted by phone now."
+    )
+    item = factories.ReviewItemFactory.create(memory=newer, other_memory=email)
+    conflict_decide(item=item, decision="accept_new", actor=personas.supervisor)
+
+
+@pytest.mark.parametrize(
+    "leave",
+    [
+        lambda personas, email: _accept_new(personas, email),
+        lambda personas, email: memory_correct(
+            memory=email,
+            content="I prefer phone calls.",
+            reason="She rang.",
+            actor=personas.advisor,
+        ),
+        lambda personas, email: memory_forget(memory=email, actor=personas.advisor, actor_label=""),
+    ],
+    ids=["conflict-accept-new", "correction", "forget"],
+)
+def test_a_summary_leaves_with_a_fact_it_summed_up_and_the_session_is_summarised_again(
+    personas, leave
+):
+    """An agent must not read in a summary what a person has just overruled."""
+    session = _call(personas)
+    with time_machine.travel(NOW, tick=False):
+        run(episodes_summarize)
+    email = Memory.objects.get(content="I prefer to be contacted by email.")
+    leave(personas, email)
+    [old] = _summaries()
+    assert (old.status, old.status_reason) == (
+        "superseded",
+        "outdated: a fact it summed up has left memory",
+    )
+    assert Session.objects.get(pk=session.pk).summarized_at is None
+    with time_machine.travel(NOW + timedelta(hours=1), tick=False):
+        assert run(episodes_summarize) == {"summarized_heuristic": 1}
+    old, new = _summaries()
+    assert new.status == "active"
+    assert new.content.endswith("Key facts: I moved to Bristol last year.")
+
+
+def test_a_fact_superseded_by_what_the_client_says_later_takes_its_summary_too(personas):
+    _call(personas)
+    with time_machine.travel(NOW, tick=False):
+        run(episodes_summarize)
+    _call(
+        personas,
+        "call-2",
+        ended_ago=-timedelta(hours=1),
+        lines=[("client", "I prefer to be contacted by phone.")],
+    )
+    assert _summaries().get().status == "superseded"
+
+
+def test_a_topic_names_something_or_is_left_out(personas):
+    _call(
+        personas,
+        lines=[
+            ("client", "Buongiorno! Preferisco essere contattata per telefono, grazie."),
+            ("assistant", "Certo, prendo nota."),
+            ("client", "Rather than meet on Monday, let us talk on Tuesday afternoon."),
+            ("client", "My transfer went through."),
+        ],
+    )
+    with time_machine.travel(NOW, tick=False):
+        run(episodes_summarize)
+    summary = _summaries().get()
+    assert summary.metadata["summary"]["topic"] == ""
+    assert not summary.content.startswith("Topic")

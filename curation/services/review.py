@@ -32,7 +32,7 @@ from memories.services.tenancy.audit import audit, audit_entry
 from memories.services.webhooks import events as webhook_events
 from memories.services.write.core_budget import CoreTierFull
 from memories.services.write.lifecycle import memory_set_tier
-from memories.services.write.staleness import clients_mark_profile_stale
+from memories.services.write.staleness import clients_mark_profile_stale, summaries_retire
 
 CONFLICT_DECISIONS = (
     ReviewItem.Decision.KEEP_OLD,
@@ -204,6 +204,7 @@ def _invalidate(memory: Memory, status: str, why: str, now) -> Memory:
         status=status, invalidated_at=now, status_reason=why[:300]
     )
     memory.status, memory.invalidated_at, memory.status_reason = status, now, why[:300]
+    summaries_retire(memory_ids=[memory.pk])
     return memory
 
 

@@ -34,7 +34,7 @@ from memories.models import (
 from memories.services.jobs.claims import batches, claimed_in_batches
 from memories.services.jobs.runner import JobCounts
 from memories.services.tenancy.audit import audit_entry
-from memories.services.write.staleness import clients_mark_profile_stale
+from memories.services.write.staleness import clients_mark_profile_stale, summaries_retire
 
 
 def ttl_sweep(*, tenant_id=None, counts: JobCounts) -> None:
@@ -171,6 +171,7 @@ def _invalidate(queryset, *, status: str, reason: str, now, job: str) -> int:
         Memory.objects.filter(pk__in=[pk for pk, _, _ in rows], status__in=LIVE_STATUSES).update(
             status=status, invalidated_at=now, status_reason=reason[:300]
         )
+        summaries_retire(memory_ids=[pk for pk, _, _ in rows])
         AuditEntry.objects.bulk_create(
             [
                 audit_entry(

@@ -37,7 +37,8 @@ from memories.models import (
 )
 from memories.services.embedding.reembed import memories_embed_now
 from memories.services.extraction.heuristic import ASSISTANT_SPEAKERS
-from memories.services.extraction.normalise import split_sentences
+from memories.services.extraction.normalise import match_form, split_sentences
+from memories.services.extraction.patterns import FORMULAS
 from memories.services.extraction.vocabulary import (
     GRAMMAR_WORDS,
     NEGATIONS,
@@ -48,11 +49,11 @@ from memories.services.jobs import summaries_llm as llm_summary
 from memories.services.jobs.runner import JobCounts
 from memories.services.tenancy.audit import audit_entry
 from memories.services.write.records import memory_add
-from memories.services.write.staleness import clients_mark_profile_stale
+from memories.services.write.staleness import SUMMARY_SOURCE_REF, clients_mark_profile_stale
 from memories.text import fold
 
 logger = logging.getLogger(__name__)
-SOURCE_REF = "job:summarize_episodes"
+SOURCE_REF = SUMMARY_SOURCE_REF
 _REQUEST = (
     "can you",
     "could you",
@@ -72,6 +73,8 @@ _REQUEST = (
     "quisiera",
 )
 _WORD = re.compile(r"[^\W\d_]+")
+# How often the client says a word for it to be part of a session's topic.
+TOPIC_REPEATS = 2
 _TOPIC_SKIP = GRAMMAR_WORDS | WEAK_WORDS | TEMPORAL_WORDS | frozenset(NEGATIONS)
 
 
@@ -174,7 +177,7 @@ def _summarize(session: Session, now, counts: JobCounts):
 
 
 def heuristic_summary(events: list[Event], facts: list[Memory]) -> dict:
-    """Topic: the names and the most repeated words; intent: the client's first request
+    """Topic: the names and the words the client repeats most; intent: the client's first request
     or question; outcome: the last thing said; key facts: the most important memories the
     session taught (episodes excluded)."""
     client_lines = [e for e in events if fold(e.speaker or "user") not in ASSISTANT_SPEAKERS]
@@ -187,12 +190,14 @@ def heuristic_summary(events: list[Event], facts: list[Memory]) -> dict:
     words = Counter(
         token
         for e in client_lines or events
-        for token in _WORD.findall(fold(e.content))
+        for token in _WORD.findall(FORMULAS.sub(" ", match_form(e.content)))
         if len(token) > 3 and token not in _TOPIC_SKIP
     )
     topic = list(dict.fromkeys(names))[:2]
-    for word, _ in words.most_common():
-        if len(topic) >= 3:
+    # A word said once names nothing the session was about ("rather", "meet"): a topic is
+    # a name, or a word the client came back to; with neither, the line is left out.
+    for word, said in words.most_common():
+        if len(topic) >= 3 or said < TOPIC_REPEATS:
             break
         if word not in {fold(t) for t in topic}:
             topic.append(word)

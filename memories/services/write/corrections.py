@@ -44,7 +44,7 @@ from memories.services.write.records import (
     statement_hash,
     stored_attribute,
 )
-from memories.services.write.staleness import clients_mark_profile_stale
+from memories.services.write.staleness import clients_mark_profile_stale, summaries_retire
 from memories.text import clean
 
 CORRECT = "memory.correct"
@@ -105,6 +105,7 @@ def memory_correct(
     Memory.objects.filter(pk=old.pk).update(
         status=Status.SUPERSEDED, invalidated_at=now, status_reason=reason_line
     )
+    summaries_retire(memory_ids=[old.pk])
     value, negated = _value_of(text, old, now)
     new = memory_add(
         client=client,
@@ -196,6 +197,7 @@ def change_undo(*, memory: Memory, entry_id, actor, actor_label: str = "", reaso
             invalidated_at=now,
             status_reason=f"correction undone by {label}"[:300],
         )
+        summaries_retire(memory_ids=[deleted.pk])
     before = entry.data.get("before") or {"status": Status.ACTIVE}
     status = before.get("status") or Status.ACTIVE
     if status in LIVE_STATUSES and restored.tier == Tier.CORE:

@@ -40,7 +40,7 @@ from memories.services.write.records import (
     stored_attribute,
 )
 from memories.services.write.relate import LiveIndex, Neighbours, marriage
-from memories.services.write.staleness import clients_mark_profile_stale
+from memories.services.write.staleness import clients_mark_profile_stale, summaries_retire
 from memories.services.write.vectors import Embedding, embedding_started
 from memoryhub.observability import metrics
 
@@ -143,6 +143,7 @@ def _decide_and_store(
             ]
             results.append(IngestResult(event, True, outcomes))
         run.flush()
+        summaries_retire(memory_ids=run.superseded)
         actions = [o.action for r in results if r.created for o in r.outcomes]
         transaction.on_commit(lambda: metrics.ingest_counted(actions))
         if run.conflicts:

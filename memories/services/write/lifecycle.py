@@ -11,7 +11,7 @@ from memories.errors import Conflict, DomainError
 from memories.models import LIVE_STATUSES, Memory, MemoryAccess, Status, Tier
 from memories.services.tenancy.audit import audit
 from memories.services.write.core_budget import ensure_core_room
-from memories.services.write.staleness import clients_mark_profile_stale
+from memories.services.write.staleness import clients_mark_profile_stale, summaries_retire
 
 FEEDBACK_CONFIDENCE_STEP = 0.05
 FEEDBACK_CONFIDENCE_FLOOR = 0.1
@@ -39,6 +39,7 @@ def memory_forget(*, memory: Memory, actor, actor_label: str, reason: str = "") 
             invalidated_at=now,
             status_reason=(reason or "forgotten on request")[:300],
         )
+        summaries_retire(memory_ids=[memory.pk])
         audit(
             tenant_id=memory.tenant_id,
             actor=actor,

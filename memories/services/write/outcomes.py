@@ -186,6 +186,11 @@ class OutcomeWriter:
         if memory.pk not in self.memories:  # one the call added is inserted as it is now
             self._superseded[memory.pk] = (memory.invalidated_at, memory.status_reason)
 
+    @property
+    def superseded(self) -> list:
+        """The stored memories the call superseded (ids)."""
+        return list(self._superseded)
+
     def _restate(self, memory: Memory, event: Event) -> Outcome:
         """The client said it again: no new row; counters, recency and evidence move."""
         if (memory.pk, event.pk) in self._linked:
