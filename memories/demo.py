@@ -37,13 +37,14 @@ class DemoClient:
     login: str | None = None
     parent: str | None = None
     sessions: list[list[tuple[str, str]]] = field(default_factory=list)
-    # kind, category, tier, text, and what the client said that it rests on (its evidence)
-    memories: list[tuple[str, str, str, str, str]] = field(default_factory=list)
+    # kind, category, tier, and the client's words it keeps, as ingest keeps them (the
+    # greeting or "yes, and" before them set aside): the turn that holds them is its evidence,
+    # and when it was said is when it was observed
+    memories: list[tuple[str, str, str, str]] = field(default_factory=list)
     # text → (times restated, times read): history that makes it a promotion candidate
     history: dict[str, tuple[int, int]] = field(default_factory=dict)
-    # (new text, the memory it contradicts, what the client said): waits in the review
-    # queue for a supervisor
-    conflicts: list[tuple[str, str, str]] = field(default_factory=list)
+    # (new text, the memory it contradicts): waits in the review queue for a supervisor
+    conflicts: list[tuple[str, str]] = field(default_factory=list)
 
 
 CLIENTS = [
@@ -70,39 +71,24 @@ CLIENTS = [
                 "semantic",
                 "preference",
                 "core",
-                "Prefers to be contacted by email, not by phone.",
-                "Buongiorno, preferisco essere contattata via email, non al telefono.",
+                "preferisco essere contattata via email, non al telefono.",
             ),
-            (
-                "semantic",
-                "preference",
-                "core",
-                "Wants quarterly reports in Italian.",
-                "Sì, e preferisco i report trimestrali in italiano.",
-            ),
+            ("semantic", "preference", "core", "preferisco i report trimestrali in italiano."),
             (
                 "decision",
                 "",
                 "recall",
-                "Decided not to invest in crypto-assets: too volatile.",
                 "Ho deciso di non investire in criptovalute, troppo volatili per me.",
             ),
-            (
-                "semantic",
-                "goal",
-                "recall",
-                "Plans to reinvest half of the Milan property sale.",
-                "Il rogito è fissato per marzo. Vorrei reinvestire metà del ricavato.",
-            ),
+            ("semantic", "goal", "recall", "Vorrei reinvestire metà del ricavato."),
             (
                 "semantic",
                 "relationship",
                 "recall",
-                "Her son Marco starts university in Zurich.",
                 "Mio figlio Marco inizierà l'università a Zurigo a settembre.",
             ),
         ],
-        history={"Plans to reinvest half of the Milan property sale.": (4, 12)},
+        history={"Vorrei reinvestire metà del ricavato.": (4, 12)},
     ),
     DemoClient(
         ref="marco-rossi",
@@ -118,20 +104,8 @@ CLIENTS = [
             ]
         ],
         memories=[
-            (
-                "semantic",
-                "preference",
-                "core",
-                "Interested in sustainable ETFs.",
-                "Mi interessano gli ETF sostenibili.",
-            ),
-            (
-                "semantic",
-                "goal",
-                "recall",
-                "Wants to understand how a savings plan works.",
-                "Ciao, vorrei capire come funziona un piano di accumulo.",
-            ),
+            ("semantic", "preference", "core", "Mi interessano gli ETF sostenibili."),
+            ("semantic", "goal", "recall", "vorrei capire come funziona un piano di accumulo."),
         ],
     ),
     DemoClient(
@@ -159,37 +133,27 @@ CLIENTS = [
                 "semantic",
                 "preference",
                 "core",
-                "Prefers afternoon meetings.",
                 "I'd rather meet in the afternoons; mornings are school runs.",
             ),
             (
                 "semantic",
                 "goal",
                 "recall",
-                "Plans to buy a house in Bristol within two years.",
                 "We're planning to buy a house in Bristol within two years.",
             ),
-            (
-                "semantic",
-                "relationship",
-                "recall",
-                "Her husband James handles the joint account.",
-                "My husband James handles the joint account.",
-            ),
+            ("semantic", "relationship", "recall", "My husband James handles the joint account."),
             (
                 "operational",
                 "",
                 "recall",
-                "Pension transfer from old employer completing.",
                 "The transfer from my old employer should complete next week.",
             ),
         ],
-        history={"Her husband James handles the joint account.": (3, 4)},
+        history={"My husband James handles the joint account.": (3, 5)},
         conflicts=[
             (
-                "Prefers morning meetings now.",
-                "Prefers afternoon meetings.",
                 "Mornings suit me better now: the children take the school bus.",
+                "I'd rather meet in the afternoons; mornings are school runs.",
             )
         ],
     ),
@@ -206,20 +170,8 @@ CLIENTS = [
             ]
         ],
         memories=[
-            (
-                "semantic",
-                "preference",
-                "core",
-                "Prefers calls on Tuesday mornings.",
-                "Prefiero que me llames los martes por la mañana.",
-            ),
-            (
-                "semantic",
-                "goal",
-                "recall",
-                "Considering retirement within five years.",
-                "Estoy pensando en jubilarme dentro de cinco años.",
-            ),
+            ("semantic", "preference", "core", "Prefiero que me llames los martes por la mañana."),
+            ("semantic", "goal", "recall", "Estoy pensando en jubilarme dentro de cinco años."),
         ],
     ),
 ]
@@ -252,7 +204,9 @@ def seed_demo(*, password: str) -> dict:
         client_assign_advisor(client=client, advisor=users[spec.advisor])
         said = {}  # what the client said → its event: each memory's evidence
         for number, utterances in enumerate(spec.sessions, start=1):
-            started = now - timedelta(days=7 * (len(spec.sessions) - number + 1))
+            # Three weeks apart, the last a week ago: what the promotion scoring reads as
+            # known for a while.
+            started = now - timedelta(days=21 * (len(spec.sessions) - number) + 7)
             session = session_get_or_create(
                 client=client,
                 external_ref=f"{spec.ref}-s{number}",
@@ -274,10 +228,11 @@ def seed_demo(*, password: str) -> dict:
                 if speaker == "client":
                     said[text] = event
         existing = {m.content: m for m in client.memories.all()}
-        first_said = now - timedelta(days=7 * len(spec.sessions) + 30)
-        for kind, category, tier, text, source in spec.memories:
+        for kind, category, tier, said_as in spec.memories:
+            text = said_as[0].upper() + said_as[1:]
             if text in existing:
                 continue
+            event = _said(said, said_as)
             existing[text] = memory_add(
                 client=client,
                 kind=Kind(kind),
@@ -286,9 +241,9 @@ def seed_demo(*, password: str) -> dict:
                 content=text,
                 confidence=0.85,
                 importance=0.6,
-                observed_at=first_said,
+                observed_at=event.observed_at,
                 source_kind="import",
-                evidence=[said[source]],
+                evidence=[event],
             )
             counts["memories"] += 1
             if tier == Tier.CORE:  # the advisor put it there: the tier job leaves it alone
@@ -304,18 +259,19 @@ def seed_demo(*, password: str) -> dict:
                 Memory.objects.filter(pk=existing[text].pk).update(
                     dup_count=restated, usage_count=reads
                 )
-        for text, contradicted, source in spec.conflicts:
+        for text, contradicted in spec.conflicts:
             if text in existing:
                 continue
+            event = _said(said, text)
             new = memory_add(
                 client=client,
                 kind=Kind.SEMANTIC,
                 category="preference",
                 content=text,
                 confidence=0.7,
-                observed_at=said[source].observed_at,
+                observed_at=event.observed_at,
                 source_kind="import",
-                evidence=[said[source]],
+                evidence=[event],
             )
             Relation.objects.create(
                 tenant_id=tenant.pk,
@@ -328,3 +284,9 @@ def seed_demo(*, password: str) -> dict:
 
     counts["embedded"] = memories_reembed(tenant_id=tenant.pk)["embedded"]
     return counts
+
+
+def _said(said: dict, words: str):
+    """The client's turn that holds ``words``."""
+    [event] = [event for text, event in said.items() if words in text]
+    return event
