@@ -97,8 +97,12 @@ def test_langgraph_store_in_a_graph(server, personas, key):
         assert store.search(("memories", "emma"), filter={"kind": {"$ne": "semantic"}}) == []
         assert store.list_namespaces() == []
 
+        assert got.created_at <= got.updated_at
+
         store.delete(("memories", "emma"), item.key)
         assert Memory.objects.get(pk=item.key).status == "deleted"
+        assert store.get(("memories", "emma"), item.key) is None  # deleted is gone
+        assert store.search(("memories", "emma")) == []
 
 
 def test_langgraph_store_async(server, personas, key):

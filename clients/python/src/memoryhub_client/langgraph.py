@@ -14,8 +14,12 @@ decides what it teaches. So, for a namespace whose last part names the client
   memories. Items' keys are memory ids; ``filter`` matches their values (``kind``,
   ``tier``, ``status``, ``category``…; ``$eq`` and ``$ne``), ``kind``/``tier``/``status``
   server-side.
-- ``get(ns, memory_id)`` reads one memory; ``delete(ns, memory_id)`` forgets it (a key that
-  is no memory's id has nothing to delete).
+- ``get(ns, memory_id)`` reads one memory while it is live (after ``delete``, or once
+  superseded, ``None``); ``delete(ns, memory_id)`` forgets it (a key that is no memory's id
+  has nothing to delete).
+- An item's ``created_at`` is when memoryhub stored the memory, its ``updated_at`` the
+  later of that and when the client said it (a statement imported with its past date was
+  still stored now).
 - ``list_namespaces`` answers nothing: memoryhub keeps clients, not namespaces.
 """
 
@@ -48,6 +52,8 @@ from memoryhub_client.errors import NotFound
 from memoryhub_client.types import Filters
 
 _TEXT_KEYS = ("content", "text", "data", "memory")
+# What memory holds now: a memory in another status is no item.
+_LIVE = ("active", "candidate", "promoted")
 _SERVER_FILTERS = ("kind", "tier", "status")
 _VALUE_KEYS = (
     "content",
@@ -94,6 +100,13 @@ def _is_memory_id(key: str) -> bool:
 
 def _when(value: str | None) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else datetime.now()
+
+
+def _times(memory: dict[str, Any]) -> tuple[datetime, datetime]:
+    """(created_at, updated_at) of a memory's item; never updated before created."""
+    created = _when(memory.get("created_at") or memory.get("observed_at"))
+    said = _when(memory.get("observed_at")) if memory.get("observed_at") else created
+    return created, max(created, said)
 
 
 def _matches(value: dict[str, Any], conditions: dict[str, Any] | None) -> bool:
@@ -154,13 +167,18 @@ class MemoryHubStore(BaseStore):
     def _value(memory: dict[str, Any]) -> dict[str, Any]:
         return {key: memory[key] for key in _VALUE_KEYS if key in memory}
 
-    def _item(self, namespace: tuple[str, ...], memory: dict[str, Any]) -> Item:
+    def _item(self, namespace: tuple[str, ...], memory: dict[str, Any]) -> Item | None:
+        """The memory as the item under ``namespace``: None when it is another client's,
+        or no longer live (forgotten, superseded)."""
+        if memory["client"] != self.client_of(namespace) or memory.get("status") not in _LIVE:
+            return None
+        created, updated = _times(memory)
         return Item(
             value=self._value(memory),
             key=memory["id"],
             namespace=namespace,
-            created_at=_when(memory.get("created_at") or memory.get("observed_at")),
-            updated_at=_when(memory.get("observed_at")),
+            created_at=created,
+            updated_at=updated,
         )
 
     def _search_items(self, op: SearchOp, found: list[dict[str, Any]]) -> list[SearchItem]:
@@ -171,8 +189,7 @@ class MemoryHubStore(BaseStore):
                 op.namespace_prefix,
                 m["id"],
                 self._value(m),
-                _when(m.get("created_at") or m.get("observed_at")),
-                _when(m.get("observed_at")),
+                *_times(m),
                 m.get("score"),
             )
             for m in found
@@ -205,8 +222,6 @@ class MemoryHubStore(BaseStore):
             try:
                 memory = self.hub.get_memory(op.key)
             except NotFound:
-                return None
-            if memory["client"] != self.client_of(op.namespace):
                 return None
             return self._item(op.namespace, dict(memory))
         if isinstance(op, SearchOp):
@@ -251,8 +266,6 @@ class MemoryHubStore(BaseStore):
             try:
                 memory = await hub.get_memory(op.key)
             except NotFound:
-                return None
-            if memory["client"] != self.client_of(op.namespace):
                 return None
             return self._item(op.namespace, dict(memory))
         if isinstance(op, SearchOp):
