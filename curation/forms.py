@@ -19,6 +19,14 @@ CONFLICT_CHOICES = [
         ReviewItem.Decision.MERGE,
     )
 ]
+# The bulk bar speaks as the cards do, by when each side was said; each item's decision is
+# then the one that keeps that side of it (``review_bulk``).
+KEEP_EARLIER, KEEP_LATER = "keep_earlier", "keep_later"
+BULK_CONFLICT_CHOICES = [
+    (KEEP_EARLIER, "Keep the earlier"),
+    (KEEP_LATER, "Keep the more recent"),
+    *CONFLICT_CHOICES[2:],
+]
 PROMOTION_CHOICES = [
     (ReviewItem.Decision.APPROVE.value, "Approve"),
     (ReviewItem.Decision.REJECT.value, "Reject"),
@@ -57,6 +65,8 @@ class BulkDecisionForm(DecisionForm):
     def __init__(self, *args, items, **kwargs):
         super().__init__(*args, **kwargs)
         cast(forms.ModelMultipleChoiceField, self.fields["items"]).queryset = items
+        if self.item_type == ReviewItem.Type.CONFLICT:
+            cast(forms.ChoiceField, self.fields["decision"]).choices = BULK_CONFLICT_CHOICES
 
 
 class QueueFilterForm(forms.Form):

@@ -102,7 +102,7 @@ def _in_profile(memory: Memory) -> bool:
 
 
 def decision_effects(item: ReviewItem) -> dict[str, str]:
-    """Decision → what it will do, in words, for the card's buttons."""
+    """Each of the card's buttons → what it will do, in words."""
     memory = item.memory
     if item.type == ReviewItem.Type.PROMOTION:
         profile = (
@@ -112,11 +112,11 @@ def decision_effects(item: ReviewItem) -> dict[str, str]:
             f"and constraints of confidence {STATIC_MIN_CONFIDENCE:.2f} or more)"
         )
         return {
-            ReviewItem.Decision.APPROVE: f"Status {memory.get_status_display().lower()} → "
+            "Approve": f"Status {memory.get_status_display().lower()} → "
             f"promoted: it ranks first among equals in search and context. The tier stays "
             f"{memory.tier} (tiers follow use; a supervisor moves them on the memory's "
             f"page); {profile}.",
-            ReviewItem.Decision.REJECT: f"Not promoted: it stays in search and context "
+            "Reject": f"Not promoted: it stays in search and context "
             f"as it ranks now, in the {memory.tier} tier, with your reason in the audit "
             f"trail; it is not proposed again for "
             f"{setting('PROMOTION_REJECT_COOLDOWN_DAYS')} days unless new evidence comes.",
@@ -124,17 +124,26 @@ def decision_effects(item: ReviewItem) -> dict[str, str]:
     old = item.other_memory
     assert old is not None  # a conflict always has the memory it contradicts
     takes_core = old.tier == Tier.CORE and memory.tier != Tier.CORE
-    return {
-        ReviewItem.Decision.KEEP_OLD: "The new statement becomes superseded and leaves "
-        "search and context; the old one stays as it is.",
-        ReviewItem.Decision.ACCEPT_NEW: "The old statement becomes superseded and leaves "
-        "search and context; the new one stays "
-        + (
-            "and takes the old one's place in the core tier (if there is room)."
+    # In the words of the card's buttons: by when each side was said (on the same instant,
+    # the one recorded last is the more recent, as ``selectors.conflict_sides`` has it).
+    new_is_later = not memory.observed_at < old.observed_at
+    stays = {
+        ReviewItem.Decision.KEEP_OLD: "stays as it is.",
+        ReviewItem.Decision.ACCEPT_NEW: (
+            "stays and takes the other's place in the core tier (if there is room)."
             if takes_core
-            else f"in the {memory.tier} tier."
+            else f"stays in the {memory.tier} tier."
         ),
-        ReviewItem.Decision.KEEP_BOTH: "Both stay live: they do not contradict each other.",
-        ReviewItem.Decision.MERGE: "They say the same thing: the new one is merged into the "
-        "old one, whose evidence grows by the new one's events.",
+    }
+    later = ReviewItem.Decision.ACCEPT_NEW if new_is_later else ReviewItem.Decision.KEEP_OLD
+    earlier = ReviewItem.Decision.KEEP_OLD if new_is_later else ReviewItem.Decision.ACCEPT_NEW
+    merged_into = "earlier" if new_is_later else "more recent"
+    return {
+        "Keep the earlier": "The more recent statement becomes superseded and leaves search "
+        f"and context; the earlier one {stays[earlier]}",
+        "Keep the more recent": "The earlier statement becomes superseded and leaves search "
+        f"and context; the more recent one {stays[later]}",
+        "Keep both": "Both stay live: they do not contradict each other.",
+        "Merge": f"They say the same thing: the one recorded last is merged into the "
+        f"{merged_into} one, whose evidence grows by its events.",
     }

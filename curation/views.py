@@ -15,7 +15,13 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from curation.forms import BulkDecisionForm, DecisionForm, QueueFilterForm
+from curation.forms import (
+    KEEP_EARLIER,
+    KEEP_LATER,
+    BulkDecisionForm,
+    DecisionForm,
+    QueueFilterForm,
+)
 from curation.models import ReviewItem
 from curation.queue import clients_with_open_items, decision_effects
 from curation.queue import open_items as queue_items
@@ -150,6 +156,14 @@ def _outcome(item: ReviewItem) -> str:
     return outcomes.get(item.decision, "Decided.")
 
 
+def _decision_for(item: ReviewItem, chosen: str) -> str:
+    """The bulk bar's "keep the earlier / the more recent" as this item's decision."""
+    if chosen not in (KEEP_EARLIER, KEEP_LATER):
+        return chosen
+    [item] = with_evidence([item])
+    return (item.earlier if chosen == KEEP_EARLIER else item.later).keep
+
+
 @login_required
 @require_POST
 def review_bulk(request):
@@ -169,7 +183,7 @@ def review_bulk(request):
             try:
                 decided = review_decide(
                     item=item,
-                    decision=form.cleaned_data["decision"],
+                    decision=_decision_for(item, form.cleaned_data["decision"]),
                     reason=form.cleaned_data["reason"],
                     actor=request.user,
                 )

@@ -249,4 +249,4 @@ def test_the_supervisor_filters_the_queue_and_reads_what_a_decision_does(page, u
     page.locator("#attention").get_by_role("link", name="decide").click()
     page.wait_for_url(f"**/review/?type=conflict&client={c.pk}#item-{sofia['conflict'].pk}")
     assert page.locator(".review-card").count() == 1
-    assert "Accept new" in _words(page.locator("dl.effects"))
+    assert "Keep the more recent" in _words(page.locator("dl.effects"))

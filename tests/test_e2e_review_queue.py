@@ -168,6 +168,7 @@ def test_a_rejected_promotion_is_no_longer_a_candidate(page, personas):
     item = _promotion(personas.client, "Never invests in crypto-assets.")
     login(page, "supervisor")
     page.goto("/review/?type=promotion")
+    assert page.locator("#bulk-form").is_visible()
     card = page.locator(f"#item-{item.pk}")
     card.get_by_label("Reason").fill("Said once, in passing.")
     card.get_by_role("button", name="Reject").click()
@@ -176,6 +177,8 @@ def test_a_rejected_promotion_is_no_longer_a_candidate(page, personas):
         "Rejected: “Never invests in crypto-assets.” is no longer a candidate; it stays an "
         "active memory and nothing else changed."
     )
+    # The last card decided: no bulk bar over a queue with nothing left to select.
+    assert not page.locator("#bulk-form").is_visible()
     page.goto(f"/memories/{item.memory_id}/")
     assert page.locator(".page-head .badge.st-active").inner_text() == "Active"
     assert page.locator(".page-head .badge.st-candidate").count() == 0

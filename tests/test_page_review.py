@@ -1,7 +1,10 @@
 """The review queue page, one decision (htmx and plain POST) and bulk decisions, per persona."""
 
+from datetime import timedelta
+
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from curation.models import ReviewItem
 from memories.models import AuditEntry, Memory
@@ -235,6 +238,45 @@ def test_bulk_decides_each_selected_item(client, personas, conflict):
     untouched.refresh_from_db()
     assert untouched.state == "open"
     assert AuditEntry.objects.filter(action="review.decide").count() == 2
+
+
+def test_bulk_keeps_the_more_recent_side_of_each_as_the_cards_say(client, personas):
+    """The bulk bar speaks as the cards do: by when each side was said, whichever was
+    recorded first."""
+    now = timezone.now()
+
+    def conflict(new_said_days_ago, old_said_days_ago):
+        said = {
+            side: factories.MemoryFactory.create(
+                client=personas.client,
+                content=f"{side} {new_said_days_ago}.",
+                observed_at=now - timedelta(days=days),
+            )
+            for side, days in (("new", new_said_days_ago), ("old", old_said_days_ago))
+        }
+        return factories.ReviewItemFactory.create(memory=said["new"], other_memory=said["old"])
+
+    recorded_last_said_last = conflict(1, 10)
+    imported_said_first = conflict(30, 10)  # recorded last, said long before
+    client.force_login(personas.supervisor)
+    page = client.get(reverse("curation:queue"), {"type": "conflict"}).content.decode()
+    assert ">Keep the earlier</option>" in page and ">Keep the more recent</option>" in page
+    assert "Keep old" not in page and "Accept new" not in page
+    response = client.post(
+        reverse("curation:bulk"),
+        {
+            "type": "conflict",
+            "items": [recorded_last_said_last.pk, imported_said_first.pk],
+            "decision": "keep_later",
+        },
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200
+    decided = dict(ReviewItem.objects.filter(state="decided").values_list("pk", "decision"))
+    assert decided == {
+        recorded_last_said_last.pk: "accept_new",
+        imported_said_first.pk: "keep_old",
+    }
 
 
 def test_bulk_refuses_items_of_another_tenant(client, personas, conflict):
