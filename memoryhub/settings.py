@@ -127,7 +127,10 @@ else:
     from memoryhub import embedded_db
 
     EMBEDDED_DATABASE = True
-    DATABASES = {"default": embedded_db.start(DATA_DIR).django_database()}
+    if env("MEMORYHUB_EMBEDDED_DB_UNSTARTED"):  # manage.py embedded_db: nothing connects
+        DATABASES = {"default": {"ENGINE": "django.db.backends.postgresql", "NAME": ""}}
+    else:
+        DATABASES = {"default": embedded_db.start(DATA_DIR).django_database()}
 
 # Every session asks pgvector (≥ 0.8) to keep walking the HNSW graph until a filtered
 # nearest-neighbour scan (one client's live memories) has its LIMIT rows, instead of

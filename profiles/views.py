@@ -18,6 +18,7 @@ from django.db.models import Count, F, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -161,7 +162,14 @@ def my_memory(request):
     """What memory holds about the user themselves: their own core tier, read only."""
     client = permissions.own_client(request.user)
     if client is None:
-        return render(request, "profiles/client_core.html", {"client": None, "core": []})
+        # An advisor, a supervisor or an admin has no memory of their own here: say where
+        # theirs is (the clients they browse), not what a client should do.
+        browses = any(
+            permissions.can_browse_clients(request.user, tenant)
+            for tenant in permissions.tenants_visible_to(request.user)
+        )
+        context = {"client": None, "core": [], "browses_clients": browses}
+        return render(request, "profiles/client_core.html", context)
     return _core_page(request, client)
 
 
@@ -241,9 +249,11 @@ def client_erase_page(request, client_id):
         return redirect(reverse("profiles:client", args=[client.pk]))
     ref = client.external_ref
     counts = client_erase(client=client, actor=request.user, actor_label=request.user.username)
+    events, memories = counts.get("event", 0), counts.get("memory", 0)
     messages.success(
         request,
-        f"Erased {ref}: {counts.get('event', 0)} events and {counts.get('memory', 0)} "
-        "memories are gone; an audit tombstone without content remains.",
+        f"Erased {ref}: {events} event{pluralize(events)} and {memories} "
+        f"memor{pluralize(memories, 'y,ies')} are gone; an audit tombstone without content "
+        "remains.",
     )
     return redirect(reverse("profiles:clients"))

@@ -128,3 +128,31 @@ def test_without_a_container_limit_shared_buffers_follow_the_machine(tmp_path, m
     assert embedded_db.shared_buffers(tmp_path) == f"{min(max(quarter, 128), 8192)}MB"
     monkeypatch.setenv(embedded_db.SHARED_BUFFERS_ENV, "300MB")
     assert embedded_db.shared_buffers(tmp_path) == "300MB"
+
+
+def _manage(data_dir: Path, *args: str) -> str:
+    env = {**os.environ, "MEMORYHUB_DATA_DIR": str(data_dir), "PYTHONWARNINGS": "ignore"}
+    env.pop("DATABASE_URL", None)
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    return subprocess.run(  # noqa: S603
+        [sys.executable, str(ROOT / "manage.py"), *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout
+
+
+def test_embedded_db_status_reports_without_starting_the_server(data_dir):
+    assert json.loads(_manage(data_dir, "embedded_db", "status"))["running"] is False
+    assert not (data_dir / "postgres").exists()  # nothing started, nothing created
+
+    holder = _spawn(data_dir, "hold")
+    started = _started(holder)
+    status = json.loads(_manage(data_dir, "embedded_db", "status"))
+    assert (status["running"], status["pid"]) == (True, started["pid"])
+    assert status["handles"] == [holder.pid]  # the status command did not join
+    assert _manage(data_dir, "embedded_db", "stop").strip() == "stopped"
+    holder.communicate("\n", timeout=30)

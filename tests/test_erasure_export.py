@@ -149,9 +149,13 @@ def test_the_page_erases_only_with_the_reference_typed_again(setup):
     assert wrong.status_code == 302 and wrong["Location"] == f"/clients/{client.pk}/"
     assert take().changes(before) == []
 
+    events, memories = client.events.count(), client.memories.count()
     done = browser.post(f"/clients/{client.pk}/erase/", {"confirm": "ana-7"}, follow=True)
     assert done.redirect_chain == [("/clients/", 302)]
-    assert b"Erased ana-7" in done.content
+    said = (
+        f"{events} event{'s' * (events != 1)} and {memories} memor{'ies' if memories != 1 else 'y'}"
+    )
+    assert f"Erased ana-7: {said} are gone".encode() in done.content
     assert not Event.objects.filter(tenant=tenant).exists()
 
 

@@ -5,7 +5,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from memories.models import MemoryAccess
+from memories.models import Membership, MemoryAccess
 from tests import factories
 from tests.snapshot import take as db_state
 
@@ -235,5 +235,14 @@ def test_my_memory_page(client, personas, emma, persona, shown):
     assert "Giulia's own core." not in page  # never a parent's memory
     if shown:
         assert [m.content for m in response.context["core"]] == [shown]
-    else:
-        assert "No client profile is linked to your login." in page
+    else:  # an advisor is pointed to the clients they see, not told to ask their advisor
+        assert "your login is not a client's" in page
+        assert f'href="{reverse("profiles:clients")}"' in page
+        assert "If you are a client" not in page
+
+
+def test_my_memory_page_for_a_login_that_is_nobody_s_client(client, personas):
+    Membership.objects.filter(user=personas.outsider).delete()
+    client.force_login(personas.outsider)
+    page = client.get(reverse("profiles:mine")).content.decode()
+    assert "No client profile is linked to your login." in page

@@ -287,6 +287,8 @@ def test_serve_runs_registered_workers_and_stops_gracefully(data_dir):
     )
     try:
         _wait_ready(port, server, log)
+        # The banner's commands run as typed at the checkout (the README's .venv/bin/python).
+        assert f"API key: {Path(sys.executable).relative_to(ROOT)} manage.py" in log.read_text()
         serve = psutil.Process(server.pid)
         (granian,) = serve.children()
         workers = granian.children()

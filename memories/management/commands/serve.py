@@ -155,14 +155,24 @@ class Command(BaseCommand):
                         if not opts["no_demo"]
                         else "create users with manage.py createsuperuser"
                     ),
-                    "  API key: python manage.py create_api_key --tenant demo --user agent "
-                    "--role SUPERVISOR",
+                    f"  API key: {_python()} manage.py create_api_key --tenant demo "
+                    "--user agent --role SUPERVISOR",
                     "Press Ctrl-C to stop.",
                     "",
                 ]
             )
         )
         self.stdout.flush()
+
+
+def _python() -> str:
+    """This interpreter as someone at the checkout would type it (``.venv/bin/python``, as
+    the README does), or its full path when it lives elsewhere."""
+    python = Path(sys.executable)
+    try:
+        return str(python.relative_to(Path(settings.BASE_DIR).resolve()))
+    except ValueError:
+        return str(python)
 
 
 def _check_free(host: str, port: int) -> None:
