@@ -67,6 +67,8 @@ def test_memory_page_shows_evidence_versions_and_lineage(client, personas, chain
     assert "memories/memory_detail.html" in [t.name for t in response.templates]
     page = response.content.decode()
     assert "Email me, please." in page  # evidence
+    # How it rests on the event, in words that read after it (not a dangling "Extracted from").
+    assert "the memory was taken from this" in page and "Extracted from" not in page
     assert [v.content for v in response.context["versions"]] == [
         "Prefers email.",
         "Prefers phone calls.",

@@ -49,6 +49,17 @@ class Evidence(models.Model):
     def __str__(self) -> str:
         return f"{self.memory_id} ← {self.event_id}"
 
+    # How an evidence list reads each link, after the event it names.
+    ROLE_PHRASES: dict[str, str] = {
+        Role.EXTRACTED: "the memory was taken from this",
+        Role.RESTATED: "said again (deduplicated)",
+        Role.CONSOLIDATED: "consolidated from this",
+    }
+
+    @property
+    def role_phrase(self) -> str:
+        return self.ROLE_PHRASES.get(self.role, self.get_role_display())
+
 
 class RelationType(models.TextChoices):
     UPDATES = "updates", "updates (supersedes)"
