@@ -161,6 +161,8 @@ def test_the_main_pages_break_no_content_security_policy(watched, personas, emma
     visit("/api/v1/docs/")
     page.locator(".swagger-ui .info").wait_for()
     visited.append(("api docs rendered", _violations(page)))
+    # The way back to the app from the reference.
+    assert page.get_by_role("link", name="← memoryhub").get_attribute("href") == "/"
     login(page, "client")
     visit("/me/")
 
