@@ -179,3 +179,25 @@ def test_every_answer_names_its_favicon_and_the_old_address_leads_to_it(watched,
     assert response.headers["content-type"] == "image/svg+xml"
     assert re.search(r"/static/memoryhub/icon\.svg$", response.url)
     assert watched.seen["failed"] == []
+
+
+def test_the_admins_memory_list_fits_a_laptop_screen(watched, personas):
+    """At 1,280 px the memory list needs no sideways scrolling, long statements included."""
+    for n in range(3):
+        factories.MemoryFactory.create(
+            client=personas.client,
+            content=f"Statement {n}: " + "the client explained at length what matters " * 6,
+        )
+    login(watched, "admin")
+    watched.goto("/admin/memories/memory/")
+    watched.locator("#result_list").wait_for()
+    shot(watched, "admin-memory-list")
+    # Nothing scrolls sideways, the page or the list in its box.
+    assert watched.evaluate(
+        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    ) <= 0
+    results = watched.locator(".results")
+    assert results.evaluate("box => box.scrollWidth - box.clientWidth") <= 0
+    # The statement has room: a line of it holds more than a few words.
+    cell = watched.locator("#result_list td.field-text, #result_list th.field-text").first
+    assert cell.evaluate("c => c.getBoundingClientRect().width") >= 300
