@@ -193,9 +193,12 @@ def test_the_admins_memory_list_fits_a_laptop_screen(watched, personas):
     watched.locator("#result_list").wait_for()
     shot(watched, "admin-memory-list")
     # Nothing scrolls sideways, the page or the list in its box.
-    assert watched.evaluate(
-        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
-    ) <= 0
+    assert (
+        watched.evaluate(
+            "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        <= 0
+    )
     results = watched.locator(".results")
     assert results.evaluate("box => box.scrollWidth - box.clientWidth") <= 0
     # The statement has room: a line of it holds more than a few words.
