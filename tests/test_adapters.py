@@ -95,7 +95,16 @@ def test_langgraph_store_in_a_graph(server, personas, key):
         assert store.get(("memories", "giulia"), item.key) is None  # another client's namespace
         assert store.get(("memories", "emma"), "turn-1") is None  # a put key names no memory
         assert store.search(("memories", "emma"), filter={"kind": {"$ne": "semantic"}}) == []
-        assert store.list_namespaces() == []
+        # A namespace per client the key sees (the advisor: their three), as LangGraph asks.
+        assert store.list_namespaces() == [
+            ("memories", "emma"),
+            ("memories", "giulia"),
+            ("memories", "marco"),
+        ]
+        assert store.list_namespaces(suffix=("emma",)) == [("memories", "emma")]
+        assert store.list_namespaces(prefix=("other",)) == []
+        assert store.list_namespaces(max_depth=1) == [("memories",)]
+        assert store.list_namespaces(limit=1, offset=1) == [("memories", "giulia")]
 
         assert got.created_at <= got.updated_at
 
@@ -114,6 +123,7 @@ def test_langgraph_store_async(server, personas, key):
                     {"message": EMAIL, "recalled": []}
                 )
                 items = await store.asearch(("memories", "emma"), query="email")
+                assert await store.alist_namespaces(suffix=("marco",)) == [("memories", "marco")]
                 return out, items
 
     out, items = asyncio.run(scenario())

@@ -92,6 +92,24 @@ def _sees_acme_only_as_acme(response, world, persona):
             assert content not in text
 
 
+# Who sees which clients through GET /api/v1/clients/: the pages' rule (an advisor their
+# assigned clients, a supervisor or an admin the tenant's, a client's login only its own).
+CLIENTS_SEEN = {
+    "advisor": ["emma", "giulia", "marco"],
+    "advisor2": ["carlos"],
+    "outsider": ["emma"],  # its own tenant's emma
+    "supervisor": ["carlos", "emma", "giulia", "marco"],
+    "admin": ["carlos", "emma", "giulia", "marco"],
+    "client": ["emma"],
+    "heir": ["marco"],
+}
+
+
+def _clients_seen(response, world, persona):
+    refs = [c["ref"] for c in response.json()["results"]]
+    assert refs == CLIENTS_SEEN[persona], (persona, refs)
+
+
 EVENT = {"client": "emma", "content": "I prefer phone calls in the morning.", "external_id": "m-1"}
 READ_EMMA = cells(200, advisor2=404, heir=404)  # outsider: their own tenant's emma
 WRITE_EMMA = cells(201, advisor2=404, client=403, heir=404)
@@ -261,7 +279,7 @@ ROWS = [
     Row("export emma", "get", "/api/v1/clients/emma/export/", ERASE_EMMA, "read"),
     Row("export", "post", "/api/v1/clients/emma/export/", API_405, "write", body={}),
     Row("import zoe", "post", "/api/v1/clients/", IMPORT_ZOE, "write", body=ZOE_EXPORT),
-    Row("import", "get", "/api/v1/clients/", API_405, "read"),
+    Row("clients", "get", "/api/v1/clients/", cells(200), "read", check=_clients_seen),
     Row("tools", "get", "/api/v1/tools/", cells(200), "read"),
     Row("tools", "post", "/api/v1/tools/", API_405, "write", body={}),
     Row("schema", "get", "/api/v1/schema/", OPEN_200, "read"),

@@ -91,6 +91,8 @@ def test_every_call(server, personas, supervisor_key):
         context = hub.context("emma", "How should I write to her?", budget_chars=500)
         assert EMAIL in context["text"]
         assert [e["text"] for e in hub.profile("emma")["profile"]["static"]] == [EMAIL]
+        page = hub.list_clients(limit=2)
+        assert ([c["ref"] for c in page["results"]], page["next_offset"]) == (["carlos", "emma"], 2)
         listed = hub.list_memories("emma", limit=1)
         assert [m["content"] for m in listed] == ["We are planning to buy a house in Bristol."]
         assert hub.get_memory(memory["id"])["evidence"][0]["external_id"] == "m-1"

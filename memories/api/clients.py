@@ -1,5 +1,5 @@
-"""Agent API (v1) for a client as a whole: erasure (the right to be forgotten), export
-and import (portability)."""
+"""Agent API (v1) for a client as a whole: the clients a key may see, erasure (the right
+to be forgotten), export and import (portability)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from rest_framework.response import Response
 from memories import permissions
 from memories.api import docs
 from memories.api.base import BaseApiView, actor_label, tenant_of
+from memories.api.inputs import ClientListInSerializer
+from memories.api.shapes import ClientListOutSerializer
 from memories.services.client_data.erasure import client_erase
 from memories.services.client_data.export import client_export
 from memories.services.client_data.importing import client_import
@@ -52,7 +54,35 @@ class ClientExportApi(BaseApiView):
 
 
 class ClientImportApi(BaseApiView):
-    """Portability, the way back: a client recreated from its export document."""
+    """The clients a key may see (GET); portability, the way back: a client recreated from
+    its export document (POST)."""
+
+    @extend_schema(
+        parameters=[ClientListInSerializer],
+        responses={
+            **docs.ok(ClientListOutSerializer, "by reference", docs.CLIENT_LIST),
+            **docs.errors(400, 401, 403, 429),
+        },
+        summary="The clients this key may see, by reference",
+        operation_id="clients_list",
+    )
+    def get(self, request):
+        serializer = ClientListInSerializer(data=request.query_params.dict())
+        serializer.is_valid(raise_exception=True)
+        limit, offset = serializer.validated_data["limit"], serializer.validated_data["offset"]
+        clients = list(
+            permissions.clients_visible_to(request.user, tenant_of(request))
+            .order_by("external_ref", "pk")
+            .values("external_ref", "display_name", "language", "created_at")[
+                offset : offset + limit + 1
+            ]
+        )
+        return Response(
+            {
+                "results": [{"ref": c.pop("external_ref"), **c} for c in clients[:limit]],
+                "next_offset": offset + limit if len(clients) > limit else None,
+            }
+        )
 
     @extend_schema(
         request=docs.CLIENT_IMPORT_BODY,

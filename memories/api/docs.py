@@ -314,6 +314,17 @@ FEEDBACK_REQUEST = request_example(
     "it did not help", {"useful": False, "note": "Outdated: she moved to Leeds."}
 )
 MEMORY_LIST = {"results": [{**MEMORY_DETAIL, "evidence": [], "relations": []}]}
+CLIENT_LIST = {
+    "results": [
+        {
+            "ref": "emma-clarke",
+            "display_name": "Emma Clarke",
+            "language": "en",
+            "created_at": "2026-11-01T09:00:00Z",
+        }
+    ],
+    "next_offset": None,
+}
 HISTORY = {
     "versions": [
         {

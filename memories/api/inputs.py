@@ -242,3 +242,10 @@ class MemoryListInSerializer(StrictSerializer):
     limit = serializers.IntegerField(min_value=1, max_value=200, default=20)
     kind = serializers.ChoiceField(choices=Kind.choices, required=False)
     tier = serializers.ChoiceField(choices=Tier.choices, required=False)
+
+
+class ClientListInSerializer(StrictSerializer):
+    limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
+    # Past the last client, a page is empty; a bound keeps the number an integer PostgreSQL
+    # takes.
+    offset = serializers.IntegerField(min_value=0, max_value=2**31 - 1, default=0)

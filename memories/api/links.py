@@ -68,6 +68,17 @@ LINKS: dict[tuple[str, str], dict] = {
         },
     },
     ("client_profile", "200"): _memory_links("/core/0/id", "memory_retrieve"),
+    ("clients_list", "200"): {
+        "memories_list": _link(
+            "memories_list", "The first client's newest memories.", client="/results/0/ref"
+        ),
+        "client_profile": _link(
+            "client_profile", "The first client's profile.", ref="/results/0/ref"
+        ),
+        "client_export": _link(
+            "client_export", "Everything held about the first client.", ref="/results/0/ref"
+        ),
+    },
     ("review_list", "200"): {
         "review_retrieve": _link(
             "review_retrieve", "The first item, with both memories.", item_id="/results/0/id"

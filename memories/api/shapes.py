@@ -138,3 +138,17 @@ class ClientProfileOutSerializer(serializers.Serializer):
     client = serializers.CharField()
     profile = ProfileOutSerializer()
     core = CoreOutSerializer(many=True)
+
+
+class ClientSummarySerializer(serializers.Serializer):
+    ref = serializers.CharField(help_text="The client's reference: `client` everywhere else.")
+    display_name = serializers.CharField()
+    language = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class ClientListOutSerializer(serializers.Serializer):
+    results = ClientSummarySerializer(many=True)
+    next_offset = serializers.IntegerField(
+        allow_null=True, help_text="The `offset` of the next page; null on the last."
+    )

@@ -28,6 +28,7 @@ ENDPOINTS: dict[str, tuple[str, str, str]] = {
     "search": ("POST", "/api/v1/search/", "search"),
     "context": ("POST", "/api/v1/context/", "context"),
     "profile": ("GET", "/api/v1/clients/{ref}/profile/", "client_profile"),
+    "list_clients": ("GET", "/api/v1/clients/", "clients_list"),
     "list_memories": ("GET", "/api/v1/memories/", "memories_list"),
     "get_memory": ("GET", "/api/v1/memories/{memory_id}/", "memory_retrieve"),
     "history": ("GET", "/api/v1/memories/{memory_id}/history/", "memory_history"),

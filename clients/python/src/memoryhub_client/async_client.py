@@ -11,6 +11,7 @@ import httpx
 from memoryhub_client import _calls as c
 from memoryhub_client.errors import MemoryHubError, TransportError
 from memoryhub_client.types import (
+    ClientPage,
     ClientProfile,
     Context,
     EventFields,
@@ -136,6 +137,11 @@ class AsyncMemoryHub:
 
     async def profile(self, client: str) -> ClientProfile:
         return cast(ClientProfile, await self._send(c.call("profile", ref=client)))
+
+    async def list_clients(self, *, limit: int = 50, offset: int = 0) -> ClientPage:
+        """The clients this key may see, by reference, a page at a time."""
+        params = {"limit": limit, "offset": offset}
+        return cast(ClientPage, await self._send(c.call("list_clients", params=params)))
 
     async def list_memories(
         self, client: str, *, limit: int = 20, kind: Kind | None = None, tier: Tier | None = None

@@ -11,6 +11,7 @@ import httpx
 from memoryhub_client import _calls as c
 from memoryhub_client.errors import MemoryHubError, TransportError
 from memoryhub_client.types import (
+    ClientPage,
     ClientProfile,
     Context,
     EventFields,
@@ -130,6 +131,11 @@ class MemoryHub:
 
     def profile(self, client: str) -> ClientProfile:
         return cast(ClientProfile, self._send(c.call("profile", ref=client)))
+
+    def list_clients(self, *, limit: int = 50, offset: int = 0) -> ClientPage:
+        """The clients this key may see, by reference, a page at a time."""
+        params = {"limit": limit, "offset": offset}
+        return cast(ClientPage, self._send(c.call("list_clients", params=params)))
 
     def list_memories(
         self, client: str, *, limit: int = 20, kind: Kind | None = None, tier: Tier | None = None

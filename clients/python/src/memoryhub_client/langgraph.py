@@ -20,7 +20,9 @@ decides what it teaches. So, for a namespace whose last part names the client
 - An item's ``created_at`` is when memoryhub stored the memory, its ``updated_at`` the
   later of that and when the client said it (a statement imported with its past date was
   still stored now).
-- ``list_namespaces`` answers nothing: memoryhub keeps clients, not namespaces.
+- ``list_namespaces`` answers a namespace per client the key may see:
+  ``(*namespace_prefix, client)`` (``("memories", "emma-clarke")`` by default), matched,
+  cut to ``max_depth`` and paged as LangGraph asks.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from langgraph.store.base import (
     GetOp,
     Item,
     ListNamespacesOp,
+    MatchCondition,
     Op,
     PutOp,
     Result,
@@ -134,6 +137,19 @@ def _server_filters(conditions: dict[str, Any] | None) -> Filters:
     return cast(Filters, found)
 
 
+# Clients asked for per page when listing namespaces (the API's largest page).
+_CLIENTS_PAGE = 200
+
+
+def _matched(namespace: tuple[str, ...], condition: MatchCondition) -> bool:
+    """LangGraph's prefix and suffix conditions ("*" matches any one part)."""
+    path = tuple(condition.path)
+    if len(path) > len(namespace):
+        return False
+    parts = namespace[: len(path)] if condition.match_type == "prefix" else namespace[-len(path) :]
+    return all(wanted in ("*", part) for wanted, part in zip(path, parts, strict=True))
+
+
 def _newest(op: SearchOp) -> dict[str, Any]:
     """``list_memories`` arguments for a search without a query."""
     conditions = _server_filters(op.filter)
@@ -158,8 +174,18 @@ class MemoryHubStore(BaseStore):
         async_hub: AsyncMemoryHub | None = None,
         client_of: Callable[[tuple[str, ...]], str] = last_part,
         session: str = "",
+        namespace_prefix: tuple[str, ...] = ("memories",),
     ) -> None:
         self.hub, self.async_hub, self.client_of, self.session = hub, async_hub, client_of, session
+        self.namespace_prefix = namespace_prefix
+
+    def _namespaces(self, op: ListNamespacesOp, refs: list[str]) -> list[tuple[str, ...]]:
+        """The clients' namespaces as ``op`` asks for them."""
+        found = [(*self.namespace_prefix, ref) for ref in refs]
+        found = [ns for ns in found if all(_matched(ns, c) for c in op.match_conditions or ())]
+        if op.max_depth is not None:
+            found = list(dict.fromkeys(ns[: op.max_depth] for ns in found))
+        return found[op.offset : op.offset + op.limit]
 
     # --- one op → one call (the answer's shape is the same whichever client runs it) ---
 
@@ -241,7 +267,13 @@ class MemoryHubStore(BaseStore):
                 self.hub.add_event(**self._event(op))
             return None
         if isinstance(op, ListNamespacesOp):
-            return []
+            refs: list[str] = []
+            offset: int | None = 0
+            while offset is not None:
+                page = self.hub.list_clients(limit=_CLIENTS_PAGE, offset=offset)
+                refs += [client["ref"] for client in page["results"]]
+                offset = page["next_offset"]
+            return self._namespaces(op, refs)
         raise TypeError(f"Unknown operation {op!r}")
 
     def _forget(self, key: str) -> None:
@@ -287,5 +319,11 @@ class MemoryHubStore(BaseStore):
                 await hub.add_event(**self._event(op))
             return None
         if isinstance(op, ListNamespacesOp):
-            return []
+            refs: list[str] = []
+            offset: int | None = 0
+            while offset is not None:
+                page = await hub.list_clients(limit=_CLIENTS_PAGE, offset=offset)
+                refs += [client["ref"] for client in page["results"]]
+                offset = page["next_offset"]
+            return self._namespaces(op, refs)
         raise TypeError(f"Unknown operation {op!r}")

@@ -174,6 +174,18 @@ class Context(TypedDict):
     text: str
 
 
+class ClientSummary(TypedDict):
+    ref: str
+    display_name: str
+    language: str
+    created_at: str
+
+
+class ClientPage(TypedDict):
+    results: list[ClientSummary]
+    next_offset: int | None  # the next page's offset; None on the last
+
+
 class ClientProfile(TypedDict):
     client: str
     profile: Profile
