@@ -168,8 +168,11 @@ def my_memory(request):
             permissions.can_browse_clients(request.user, tenant)
             for tenant in permissions.tenants_visible_to(request.user)
         )
-        context = {"client": None, "core": [], "browses_clients": browses}
-        return render(request, "profiles/client_core.html", context)
+        return render(
+            request,
+            "profiles/client_core.html",
+            {"client": None, "core": (), "browses_clients": browses},
+        )
     return _core_page(request, client)
 
 

@@ -79,7 +79,15 @@ class ClientImportApi(BaseApiView):
         )
         return Response(
             {
-                "results": [{"ref": c.pop("external_ref"), **c} for c in clients[:limit]],
+                "results": [
+                    {
+                        "ref": c["external_ref"],
+                        "display_name": c["display_name"],
+                        "language": c["language"],
+                        "created_at": c["created_at"],
+                    }
+                    for c in clients[:limit]
+                ],
                 "next_offset": offset + limit if len(clients) > limit else None,
             }
         )

@@ -22,6 +22,8 @@ next run of the job, from what is live then.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -68,7 +70,7 @@ def summaries_retire(*, memory_ids) -> None:
         gone = [row[0] for row in cursor.fetchall()]
         if not gone:
             return
-        summaries = [RelationType.DERIVES, SUMMARY_SOURCE_REF, list(LIVE_STATUSES)]
+        summaries: list[Any] = [RelationType.DERIVES, SUMMARY_SOURCE_REF, list(LIVE_STATUSES)]
         cursor.execute(_SESSIONS, [gone, *summaries])
         sessions = [row[0] for row in cursor.fetchall()]
         if sessions:
