@@ -1,5 +1,5 @@
 """The agent tools: one table that both doors serve. ``GET /api/v1/tools/`` answers it as
-OpenAI function-calling schemas; the MCP server (``agents.mcp``) lists the same names,
+OpenAI function-calling schemas; the MCP server (``mcp_server.server``) lists the same names,
 descriptions and JSON schemas and runs each tool as the API call its ``x-memoryhub``
 names. The descriptions are written for a model choosing a tool: what each returns and
 when to use it (and when not)."""
