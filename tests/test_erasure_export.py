@@ -325,3 +325,31 @@ def test_the_command_imports_a_file(setup, tmp_path):
     assert Event.objects.filter(tenant=tenant).count() == len(CORPUS)
     with pytest.raises(CommandError, match="already exists"):
         call_command("import_client", str(path), "--tenant", "vault")
+
+
+def test_an_export_costs_the_same_queries_however_much_the_client_holds(personas):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from memories.services.client_data.export import client_export
+
+    def queries() -> int:
+        client = type(personas.client).objects.get(pk=personas.client.pk)
+        with CaptureQueriesContext(connection) as captured:
+            client_export(client=client)
+        return len(captured.captured_queries)
+
+    def grow() -> None:
+        older = factories.MemoryFactory.create(client=personas.client, content="Older.")
+        newer = factories.MemoryFactory.create(
+            client=personas.client,
+            content="Newer.",
+            evidence=[factories.EventFactory.create(client=personas.client)],
+        )
+        factories.RelationFactory.create(source=newer, target=older)
+
+    grow()
+    few = queries()
+    for _ in range(5):
+        grow()
+    assert queries() == few

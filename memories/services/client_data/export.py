@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from memories.models import AuditEntry, Client
+from memories.models import AuditEntry, Client, Relation
 from memories.services.client_data import provenance
 
 FORMAT = "memoryhub.client-export/1"
@@ -28,7 +28,12 @@ def client_export(*, client: Client) -> dict:
     events = list(client.events.order_by("observed_at", "pk"))
     memories = list(client.memories.order_by("created_at", "pk").prefetch_related("evidence"))
     ids = {m.pk for m in memories}
-    relations = [r for m in memories for r in m.relations_out.order_by("created_at", "pk")]
+    # In one query, in the order of their source memories (then their own).
+    relations = list(
+        Relation.objects.filter(source__client=client).order_by(
+            "source__created_at", "source_id", "created_at", "pk"
+        )
+    )
     profile = getattr(client, "profile", None)  # reverse one-to-one: None when missing
     object_ids = {str(client.pk)} | {str(i) for i in ids} | {str(e.pk) for e in events}
     review_items = list(client.review_items.order_by("created_at", "pk"))
