@@ -129,8 +129,13 @@ def test_a_conflict_card_says_what_each_decision_does(client, personas):
     client.force_login(personas.supervisor)
     page = _text(client.get("/review/"))
     assert (
-        "Accept new The old statement becomes superseded and leaves search and context; the "
-        "new one stays and takes the old one's place in the core tier (if there is room)."
+        "Keep the more recent The earlier statement becomes superseded and leaves search and "
+        "context; the more recent one stays and takes the other's place in the core tier (if "
+        "there is room)."
+    ) in page
+    assert (
+        "Keep the earlier The more recent statement becomes superseded and leaves search and "
+        "context; the earlier one stays as it is."
     ) in page
 
 
