@@ -10,3 +10,8 @@ def conflict_reviews_open(relation_ids: list[int]) -> int:
 
 def score_promotions(tenant_id: str | None = None) -> str:
     return job_summary(job_run("score_promotions", tenant_id=tenant_id))
+
+
+def conflicts_found_receiver(sender, *, relation_ids: list[int], **kwargs) -> None:
+    """memories' ``conflicts_found``, inside the write's transaction: open their reviews."""
+    _conflict_reviews_open(relation_ids=relation_ids)

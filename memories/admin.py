@@ -21,7 +21,7 @@ from memories import models, permissions
 from memories.crypto import keys
 from memories.crypto.fields import SealedJSONField, SealedTextField
 from memories.crypto.providers import KeyUnavailable, require_master_key
-from memories.login import ThrottledAdminLogin
+from memories.pages.login import ThrottledAdminLogin
 from memories.services.tenancy.api_keys import api_key_revoke, api_key_state
 
 # Foreign keys whose choices are narrowed to what the user may see.

@@ -8,9 +8,9 @@ class MemoriesConfig(AppConfig):
     verbose_name = "Memories"
 
     def ready(self) -> None:
-        from memories import webhook_admin  # noqa: F401 (registers the webhook pages)
         from memories.api import schema  # noqa: F401 (registers the OpenAPI auth extension)
         from memories.db import forget_inherited_connections
+        from memories.pages import webhook_admin  # noqa: F401 (registers the webhook pages)
         from memoryhub.observability.request_ids import connect_task_hooks
 
         connect_task_hooks()

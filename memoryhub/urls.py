@@ -6,12 +6,15 @@ from django.views.generic import RedirectView
 
 from curation import urls as curation_urls
 from mcp_server.views import mcp_needs_asgi
-from memories import login, views
 from memories import urls as memory_pages
-from memories.api.urls import api_urlpatterns
+from memories.api import urls as memory_api
+from memories.pages import login, views
 from memoryhub.observability.metrics import metrics_view
-from profiles import urls_pages as profile_pages
-from profiles.urls import api_urlpatterns as profile_api_urlpatterns
+from profiles import urls as profile_pages
+from profiles.api import urls as profile_api
+
+# Each app routes its pages in ``<app>/urls.py`` and its API in ``<app>/api/urls.py``; every
+# route is wired here, the whole API under /api/v1/.
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -21,7 +24,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("metrics", metrics_view, name="metrics"),
-    path("api/v1/", include((api_urlpatterns + profile_api_urlpatterns, "api"))),
+    path("api/v1/", include((memory_api.api_urlpatterns + profile_api.api_urlpatterns, "api"))),
     path("api/v1/", include((curation_urls.api_urlpatterns, "curation_api"))),
     path("", include((memory_pages.page_urlpatterns, "memories"))),
     path("", include((profile_pages.page_urlpatterns, "profiles"))),

@@ -1,9 +1,11 @@
 """The layout keeps its promises: every module imports, no import circle, services stay
-below the API, ``memories`` imports neither ``curation`` nor ``profiles``, modules stay
-small, and every job and schedule names a function that exists.
+below the API and the pages, ``memories`` imports neither ``curation`` nor ``profiles`` and
+names neither in a dotted string, an app's top level stays short, modules stay small, and
+every job and schedule names a function that exists.
 
 The import graph is read from the source (every ``import`` statement, those inside
-functions included; ``if TYPE_CHECKING:`` blocks left out): an edge goes to the module
+functions and ``if TYPE_CHECKING:`` blocks included: a circle that only the type checker
+follows is still two modules that cannot be understood apart): an edge goes to the module
 named, the way import-linter and grimp count it, not to the packages above it.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 import ast
 import importlib
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -39,23 +42,12 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def _imports(name: str, path: Path) -> set[str]:
     """The project modules that module ``name`` imports."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: set[str] = set()
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
-            for other in node.orelse:
-                visit(other)
-            return
         if isinstance(node, ast.Import):
             out.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -134,6 +126,48 @@ def test_memories_imports_neither_curation_nor_profiles():
     } == set()
 
 
+# A dotted path into one of the apps ("curation.services.review.open"), not a model label
+# ("memories.Client"): the project package ``memoryhub`` wires the apps and may name them.
+DOTTED = re.compile(r"^(memories|curation|profiles|mcp_server)(\.[a-z_][a-z0-9_]*)+$")
+
+
+def _dotted_names(path: Path) -> set[str]:
+    return {
+        node.value.strip()
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path)))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and DOTTED.match(node.value.strip())
+    }
+
+
+def test_no_app_names_another_apps_code_in_a_dotted_string():
+    """An app reaches another through imports or registrations (signals, ``job_register``
+    in ``AppConfig.ready``), never a dotted name that no import shows."""
+    assert {
+        (name, dotted)
+        for name, path in MODULES.items()
+        if name.split(".")[0] != "memoryhub" and ".migrations." not in name
+        for dotted in _dotted_names(path)
+        if dotted.split(".")[0] != name.split(".")[0]
+    } == set()
+
+
+def test_the_dotted_string_check_sees_one(tmp_path):
+    source = tmp_path / "ingest.py"
+    source.write_text('OPEN = "curation.services.review.open"\nLABEL = "memories.Client"\n')
+    assert _dotted_names(source) == {"curation.services.review.open"}
+
+
+def test_an_apps_top_level_stays_short():
+    """Pages, services, selectors and the API live in packages of their own: the top
+    level of ``memories`` is its core (models, settings, text, errors)."""
+    plain = sorted(
+        path.name for path in (ROOT / "memories").glob("*.py") if path.name != "__init__.py"
+    )
+    assert len(plain) <= 12, plain
+
+
 def _is_service(name: str) -> bool:
     parts = name.split(".")
     return "services" in parts or parts[:2] == ["memories", "selectors"]
@@ -141,7 +175,13 @@ def _is_service(name: str) -> bool:
 
 def _is_interface(name: str) -> bool:
     parts = name.split(".")
-    return parts[1:2] == ["api"] or parts[-1] in ("api", "views", "forms", "admin", "urls")
+    return parts[1:2] in (["api"], ["pages"]) or parts[-1] in (
+        "api",
+        "views",
+        "forms",
+        "admin",
+        "urls",
+    )
 
 
 def test_services_and_selectors_import_no_view_serializer_or_api():

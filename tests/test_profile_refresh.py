@@ -24,7 +24,7 @@ def queued(monkeypatch):
     """What writes queue, instead of running it (as a busy worker would)."""
     calls: list[list[str]] = []
     monkeypatch.setattr(
-        "memories.services.write.staleness._enqueue_refresh", lambda ids: calls.append(ids)
+        "memories.services.write.staleness._profiles_stale", lambda ids: calls.append(ids)
     )
     return calls
 

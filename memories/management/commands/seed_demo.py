@@ -1,11 +1,11 @@
 import os
 
 from django.core.management.base import BaseCommand
-from django.utils.module_loading import import_string
 
-from memories.demo import DEMO_TENANT, DEMO_USERS, seed_demo
+from memories.management.demo import DEMO_TENANT, DEMO_USERS, seed_demo
 from memories.models import Relation, RelationType, Tenant
 from memories.services.jobs.runner import job_run
+from memories.services.signals import conflicts_found
 
 DEFAULT_PASSWORD = "memoryhub-demo"  # noqa: S105 (public demo login, printed at start)
 
@@ -22,16 +22,16 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         counts = seed_demo(password=opts["password"])
-        # The review queue's two kinds of work, as the worker would have found them: the
-        # task ingest enqueues after a conflict, by its dotted name (memories imports no
-        # curation), and the promotion scoring job.
-        conflict_reviews_open = import_string("curation.tasks.conflict_reviews_open")
-        conflict_reviews_open(
-            list(
+        # The review queue's two kinds of work, as a write and the worker would have left
+        # them: the conflicts told as ingest tells them (curation opens their reviews), and
+        # the promotion scoring job.
+        conflicts_found.send(
+            sender=Relation,
+            relation_ids=list(
                 Relation.objects.filter(
                     tenant__slug=DEMO_TENANT, type=RelationType.CONFLICTS_WITH
                 ).values_list("pk", flat=True)
-            )
+            ),
         )
         job_run("score_promotions", tenant_id=Tenant.objects.get(slug=DEMO_TENANT).pk)
         self.stdout.write(

@@ -15,8 +15,8 @@ from django.core.management.commands import runserver
 from django.core.servers import basehttp
 from django.db import connections
 
-from memories.demo import DEMO_USERS
 from memories.management.commands.seed_demo import DEFAULT_PASSWORD
+from memories.management.demo import DEMO_USERS
 from memories.middleware import SERVER_NAME
 from memoryhub import embedded_db, serving
 from memoryhub.observability import metrics

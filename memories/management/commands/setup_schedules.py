@@ -5,26 +5,27 @@ from django.utils import timezone
 from django_q.models import Schedule
 
 from memories.conf import setting
+from memories.services.jobs.runner import REGISTERED_SCHEDULES
 
 DAY = 24 * 60
 
 
 def schedules() -> dict[str, tuple[str, int, time | None]]:
-    """name → (task, minutes between runs, first run at this UTC time or None for now).
-    One place declares every schedule; the nightly jobs run in dependency order, so the
-    promotion queue is ready for the supervisors' morning."""
+    """name → (task, minutes between runs, first run at this UTC time or None for now):
+    memories' own, and those the other apps registered with their jobs (``job_register``).
+    The nightly jobs run in dependency order, so the promotion queue is ready for the
+    supervisors' morning."""
     return {
+        **REGISTERED_SCHEDULES,
         "webhooks": ("memories.tasks.webhooks", 1, None),  # retries of failed deliveries
         "reembed": ("memories.tasks.reembed", 5, None),
         "roll_up_accesses": ("memories.tasks.roll_up_accesses", 5, None),
-        "refresh_profiles": ("profiles.tasks.refresh_profiles", 10, None),
         "summarize_episodes": ("memories.tasks.summarize_episodes", 60, None),
         "tiers": ("memories.tasks.tiers", 60, None),
         "ttl_sweep": ("memories.tasks.ttl_sweep", 180, None),
         "decay": ("memories.tasks.decay", DAY, time(1, 0)),
         "fusion": ("memories.tasks.fusion", DAY, time(1, 30)),
         "consolidate_episodes": ("memories.tasks.consolidate_episodes", DAY, time(2, 0)),
-        "score_promotions": ("curation.tasks.score_promotions", DAY, time(3, 0)),
         "refresh_ranking": ("memories.tasks.refresh_ranking", DAY, time(3, 30)),
         "extract_principles": (
             "memories.tasks.extract_principles",

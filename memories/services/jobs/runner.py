@@ -9,8 +9,9 @@ same scope that is already going on makes the new run a ``skipped`` no-op (a ses
 advisory lock); runs over overlapping scopes (one tenant, all tenants) are kept apart by
 the jobs' own row or client claims.
 
-Jobs of ``curation`` and ``profiles`` are registered by dotted name: ``memories`` imports
-neither.
+``curation`` and ``profiles`` add their jobs with ``job_register`` from their
+``AppConfig.ready``: the link is a call in the app that depends on ``memories``, and
+``memories`` imports neither.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import os
 import socket
 import time
 import traceback
+from datetime import time as clock
 from datetime import timedelta
 
 from django.db import connection
@@ -35,6 +37,8 @@ logger = logging.getLogger(__name__)
 # compare them), reads folded into counters (scoring and tiers count them), status changes
 # before scoring, scoring before tiers and rankings, the profiles last (they show the
 # outcome of everything above).
+# The other apps' jobs take their place here when they register (curation's promotion
+# scoring after the principles, profiles' refresh after the ranking).
 JOBS: dict[str, str] = {
     "reembed": "memories.services.embedding.reembed.reembed_job",
     "roll_up_accesses": "memories.services.jobs.accesses.accesses_roll_up_job",
@@ -44,15 +48,32 @@ JOBS: dict[str, str] = {
     "summarize_episodes": "memories.services.jobs.summaries.episodes_summarize",
     "consolidate_episodes": "memories.services.jobs.consolidation.episodes_consolidate",
     "extract_principles": "memories.services.jobs.principles.principles_extract",
-    "score_promotions": "curation.services.promotion_scoring.promotions_score",
     "tiers": "memories.services.jobs.tiers.tiers_move",
     "refresh_ranking": "memories.services.jobs.ranking.ranking_refresh",
-    "refresh_profiles": "profiles.services.refresh.profiles_refresh_due",
     "webhooks": "memories.services.webhooks.delivery.webhooks_send_due",
 }
+# name → (django-q2 task, minutes between runs, first run at this UTC time or None for now)
+# of the registered jobs; ``setup_schedules`` declares them beside memories' own.
+REGISTERED_SCHEDULES: dict[str, tuple[str, int, clock | None]] = {}
 # A run of another scope still "running" after this long died with its worker (django-q2's
 # timeout is 600 s); one of the same scope is known dead as soon as its lock is free.
 ABANDONED_AFTER = timedelta(hours=2)
+
+
+def job_register(
+    name: str, service: str, *, after: str, task: str, minutes: int, at: clock | None = None
+) -> None:
+    """Add another app's job: ``service`` (a dotted name in that app) runs after job
+    ``after`` in ``all``, and django-q2 runs ``task`` every ``minutes`` (first at ``at``,
+    UTC). Called from the app's ``AppConfig.ready``; registering again replaces it."""
+    if after not in JOBS:
+        raise KeyError(f"job {name!r} registered after unknown job {after!r}")
+    order = [(n, s) for n, s in JOBS.items() if n != name]
+    at_index = next(i for i, (n, _) in enumerate(order) if n == after) + 1
+    order.insert(at_index, (name, service))
+    JOBS.clear()
+    JOBS.update(order)
+    REGISTERED_SCHEDULES[name] = (task, minutes, at)
 
 
 class JobCounts(dict):

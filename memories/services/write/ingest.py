@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from django.db import OperationalError, connection, transaction
 from django.db.models.functions import Coalesce, Greatest, Least
 from django.utils import timezone
-from django.utils.module_loading import import_string
 
 from memories import db, permissions
 from memories.errors import IdempotencyConflict
@@ -26,10 +25,12 @@ from memories.models import (
     Event,
     Kind,
     Memory,
+    Relation,
     Session,
     Tenant,
 )
 from memories.services.extraction.normalise import spot_entities
+from memories.services.signals import conflicts_found
 from memories.services.tenancy.members import client_assign_advisor
 from memories.services.webhooks import events as webhook_events
 from memories.services.write.outcomes import Outcome, OutcomeWriter, stored_outcomes
@@ -367,12 +368,8 @@ def _sessions(prepared: list[Prepared], clients: dict[str, Client], user) -> dic
     return sessions
 
 
-# By dotted name, as the job registry names curation's jobs: memories imports no curation.
-CONFLICT_REVIEWS_OPEN = "curation.services.review.conflict_reviews_open"
-
-
 def _open_conflict_reviews(relation_ids: list[int]) -> None:
-    """The review items of the call's conflicts, in its own transaction: a person sees the
-    conflict in the queue as soon as the event is stored, worker or not, and an agent
-    reading the context meanwhile is told the answer is disputed."""
-    import_string(CONFLICT_REVIEWS_OPEN)(relation_ids=relation_ids)
+    """The call's conflicts, told in its own transaction (``curation`` opens their review
+    items): a person sees the conflict in the queue as soon as the event is stored, worker
+    or not, and an agent reading the context meanwhile is told the answer is disputed."""
+    conflicts_found.send(sender=Relation, relation_ids=relation_ids)

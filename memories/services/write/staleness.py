@@ -27,7 +27,8 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from memories.models import LIVE_STATUSES, RelationType, Status
+from memories.models import LIVE_STATUSES, Client, RelationType, Status
+from memories.services.signals import profiles_stale
 
 # The ``source_ref`` of the memories the summary job writes.
 SUMMARY_SOURCE_REF = "job:summarize_episodes"
@@ -98,14 +99,10 @@ def clients_mark_profile_stale(*, client_ids) -> list[str]:
                 [timezone.now(), fresh],
             )
     if fresh:
-        transaction.on_commit(lambda: _enqueue_refresh(fresh))
+        transaction.on_commit(lambda: _profiles_stale(fresh))
     return fresh
 
 
-def _enqueue_refresh(client_ids: list[str]) -> None:
-    from django_q.tasks import async_task
-
-    # By dotted name: memories does not import profiles. One per write burst, so its
-    # success is not stored (a failure still is): a result row per write would be most of
-    # the worker's work (docs/decisions.md).
-    async_task("profiles.tasks.profiles_refresh", client_ids, save=False)
+def _profiles_stale(client_ids: list[str]) -> None:
+    # ``profiles`` queues the rebuild (memories does not import it).
+    profiles_stale.send(sender=Client, client_ids=client_ids)

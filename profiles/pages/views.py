@@ -26,12 +26,12 @@ from django_htmx.http import push_url
 
 from curation.queue import open_conflict_count
 from memories import permissions
-from memories.forms import STATUS_LIVE, MemoryFilterForm
 from memories.models import Client, Event, Memory, unexpired
+from memories.pages.forms import STATUS_LIVE, MemoryFilterForm
 from memories.selectors.contradictions import has_contradictory_facts
 from memories.services.client_data.erasure import client_erase
 from memories.services.retrieval import memories_search
-from profiles.client_panels import attach_produced, client_panels
+from profiles.pages.panels import attach_produced, client_panels
 from profiles.services.context import coming_up, core_memories
 from profiles.services.profile import profile_for
 

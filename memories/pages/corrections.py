@@ -16,10 +16,10 @@ from django.views.decorators.http import require_POST
 
 from memories import permissions
 from memories.errors import DomainError
-from memories.forms import CorrectionForm, ForgetForm, UndoForm
+from memories.pages.forms import CorrectionForm, ForgetForm, UndoForm
+from memories.pages.views import memory_page
 from memories.services.write.corrections import change_undo, memory_correct
 from memories.services.write.lifecycle import memory_forget
-from memories.views import memory_page
 
 
 def _errors(form) -> str:

@@ -17,8 +17,8 @@ from django.views.decorators.http import require_POST, require_safe
 
 from memories import permissions
 from memories.errors import DomainError
-from memories.forms import CorrectionForm, ForgetForm, TierForm, UndoForm
 from memories.models import LIVE_STATUSES, Evidence, Membership
+from memories.pages.forms import CorrectionForm, ForgetForm, TierForm, UndoForm
 from memories.selectors.audit import pending_undo
 from memories.selectors.lineage import lineage_of
 from memories.selectors.memory import linked_for, status_change

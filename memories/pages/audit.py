@@ -11,7 +11,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from memories import permissions
-from memories.forms import UndoForm
+from memories.pages.forms import UndoForm
 from memories.selectors.audit import audit_rows, client_audit, memory_audit
 
 ENTRIES_PER_PAGE = 50

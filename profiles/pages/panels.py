@@ -21,7 +21,7 @@ from memories import permissions
 from memories.models import Evidence
 from memories.selectors.contradictions import contradictory_facts
 from memories.services.client_data.export import client_export
-from profiles.forms import PREVIEW_BUDGET, ContextPreviewForm
+from profiles.pages.forms import PREVIEW_BUDGET, ContextPreviewForm
 from profiles.services.context import context_build
 
 
