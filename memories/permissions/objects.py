@@ -42,7 +42,7 @@ from memories.permissions.roles import (
 )
 
 if TYPE_CHECKING:
-    from memories.services.retrieval import Filters
+    from memories.selectors.filters import Filters
 
 # --- Questions: can this user …? -------------------------------------------------------
 

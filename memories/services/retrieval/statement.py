@@ -8,7 +8,7 @@ pick.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 
 from memories.conf import setting
 from memories.models import (
@@ -20,6 +20,7 @@ from memories.models import (
     unexpired_sql,
     vector_literal,
 )
+from memories.selectors.filters import Filters
 from memories.services.retrieval.answers import Expected
 from memories.services.retrieval.text import (
     BM25_OF_M,
@@ -107,20 +108,6 @@ _SCORED = {
 # In the model's field order, the order Memory.from_db expects.
 SCORED_COLUMNS = tuple(f.attname for f in Memory._meta.concrete_fields if f.attname in _SCORED)
 assert len(SCORED_COLUMNS) == len(_SCORED), "a scored column is not a field of Memory"
-
-
-@dataclass(frozen=True)
-class Filters:
-    tier: tuple[str, ...] = ()
-    kind: tuple[str, ...] = ()
-    status: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    since: datetime | None = None
-    until: datetime | None = None
-    as_of: datetime | None = None
-    speakers: tuple[str, ...] = ()  # lower case
-    happened_since: date | None = None
-    happened_until: date | None = None
 
 
 @dataclass(frozen=True)
