@@ -10,8 +10,8 @@ from django.db.models.functions import Coalesce
 
 from curation.models import ReviewItem
 from memories.conf import setting
-from memories.models import LIVE_STATUSES, Client, Memory, Tier
-from profiles.services.profile import STATIC_CATEGORIES, STATIC_KINDS, STATIC_MIN_CONFIDENCE
+from memories.models import LIVE_STATUSES, Client, Tier
+from memories.selectors.stable import STATIC_MIN_CONFIDENCE, is_static
 
 SORTS: dict[str, tuple] = {
     # Recommended promotions first, best score first, then the newest (conflicts have no
@@ -93,21 +93,13 @@ def open_conflict_count() -> Coalesce:
     return Coalesce(Subquery(counted), 0)
 
 
-def _in_profile(memory: Memory) -> bool:
-    return (
-        memory.kind in STATIC_KINDS
-        and memory.category in STATIC_CATEGORIES
-        and memory.confidence >= STATIC_MIN_CONFIDENCE
-    )
-
-
 def decision_effects(item: ReviewItem) -> dict[str, str]:
     """Each of the card's buttons → what it will do, in words."""
     memory = item.memory
     if item.type == ReviewItem.Type.PROMOTION:
         profile = (
             "the profile keeps it among the stable facts"
-            if _in_profile(memory)
+            if is_static(memory)
             else "the profile does not change (it lists preferences, facts, relationships "
             f"and constraints of confidence {STATIC_MIN_CONFIDENCE:.2f} or more)"
         )

@@ -11,11 +11,9 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from memories.models import Category, Client, Kind, Memory, unexpired
+from memories.selectors.stable import STATIC_CATEGORIES, STATIC_KINDS, STATIC_MIN_CONFIDENCE
 from profiles.models import Profile
 
-STATIC_CATEGORIES = (Category.PREFERENCE, Category.FACT, Category.RELATIONSHIP, Category.CONSTRAINT)
-STATIC_KINDS = (Kind.SEMANTIC, Kind.PROCEDURAL, Kind.PRINCIPLE)
-STATIC_MIN_CONFIDENCE = 0.7
 DYNAMIC_WINDOW = timedelta(days=30)
 LIMIT = 20
 
