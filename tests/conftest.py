@@ -15,11 +15,11 @@ from memories.models import Client, Memory, Role, Tenant
 from memories.services.embedding.providers import reset_chain
 from memories.services.llm import reset_llm_breaker
 from memories.services.tenancy.members import client_assign_advisor
-from tests import factories
-from tests.fakes import FakeProviderServer
+from tests.support import factories
+from tests.support.fakes import FakeProviderServer
 
 # Imported by test modules as well as used as a plugin: its asserts are rewritten either way.
-pytest.register_assert_rewrite("tests.browser_support")
+pytest.register_assert_rewrite("tests.support.browser")
 
 
 @pytest.fixture(autouse=True)

@@ -18,8 +18,8 @@ from memoryhub_client.openai_agents import memoryhub_tools
 
 from memories.api.tool_schemas import TOOLS
 from memories.models import Event, Memory
-from tests import factories
-from tests.live_support import LiveAsgiServer
+from tests.support import factories
+from tests.support.live import LiveAsgiServer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

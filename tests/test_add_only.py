@@ -5,7 +5,7 @@ from django.db import IntegrityError, connection, transaction
 
 from memories.db import content_rewrite
 from memories.models import Event, Memory
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

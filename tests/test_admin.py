@@ -9,7 +9,7 @@ from django_q.models import Schedule
 from guardian.shortcuts import assign_perm
 
 from memories.models import MemoryAccess
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

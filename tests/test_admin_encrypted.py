@@ -8,8 +8,8 @@ from django.test import Client as PageClient
 from memories.admin import SEALED_PLACEHOLDER
 from memories.models import Event, Memory, Role
 from memories.services.tenancy.encryption import tenant_create
-from tests import factories
-from tests.encryption_support import CORPUS, ingest_corpus
+from tests.support import factories
+from tests.support.encryption import CORPUS, ingest_corpus
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from django.urls import reverse
 from guardian.shortcuts import assign_perm
 
 from memories.models import EmbeddingSpace, MemoryAccess, Tier
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from memories.models import ApiKey, AuditEntry, Event, Membership, Memory, Role, Tenant
 from memories.services.tenancy.api_keys import api_key_revoke
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,7 @@
 import pytest
 
 from profiles.models import Profile
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from mcp import Client as McpClient
 
 from mcp_server.server import build_server
 from memories.models import Client
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

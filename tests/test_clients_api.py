@@ -3,7 +3,7 @@ which is in tests/test_permission_matrix.py)."""
 
 import pytest
 
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/clients/"

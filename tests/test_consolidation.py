@@ -9,8 +9,8 @@ import time_machine
 from memories.models import AuditEntry, Evidence, Memory, Relation
 from memories.services.jobs.consolidation import episodes_consolidate
 from memories.services.jobs.principles import principles_extract
-from tests import factories
-from tests.jobs_support import Crash, crash_on_call, in_parallel, local_space, run
+from tests.support import factories
+from tests.support.jobs import Crash, crash_on_call, in_parallel, local_space, run
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

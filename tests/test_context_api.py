@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from profiles.models import Profile
 from profiles.services.context import render_text
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

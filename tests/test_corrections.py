@@ -15,9 +15,9 @@ from memories.services.tenancy.encryption import tenant_create
 from memories.services.write.core_budget import CoreTierFull
 from memories.services.write.corrections import ChangedMeanwhile, change_undo, memory_correct
 from memories.services.write.lifecycle import memory_forget
-from tests import factories
-from tests.encryption_support import dump_database, ingest_corpus, leaked
-from tests.snapshot import unchanged
+from tests.support import factories
+from tests.support.encryption import dump_database, ingest_corpus, leaked
+from tests.support.snapshot import unchanged
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ import pytest
 from django.db import connections
 from django.test import Client as PageClient
 
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

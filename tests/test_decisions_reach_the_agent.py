@@ -16,7 +16,7 @@ from curation.models import ReviewItem
 from memories.models import Memory
 from memories.services.jobs.runner import job_run
 from profiles.models import Profile
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -10,18 +10,18 @@ import pytest
 
 from curation.models import ReviewItem
 from memories.models import Memory
-from tests import factories
-from tests.browser_support import login, shot
+from tests.support import factories
+from tests.support.browser import login, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 # Its browser fixture; ``page`` below is this module's own.
-pytest_plugins = ["tests.browser_support"]
+pytest_plugins = ["tests.support.browser"]
 
 
 @pytest.fixture
 def page(browser, live_server):
     """A page of its own here: these tests do not fail on a console error (the shared
-    ``page`` of tests/browser_support.py does)."""
+    ``page`` of tests/support/browser.py does)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=live_server.url)
     context.set_default_timeout(15_000)
     page = context.new_page()

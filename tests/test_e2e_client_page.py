@@ -10,8 +10,8 @@ import pytest
 
 from memories.models import Client, Event
 from memories.services.write.ingest import EventInput, events_ingest
-from tests import browser_support
 from tests import test_e2e_browser as e2e
+from tests.support import browser as browser_support
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

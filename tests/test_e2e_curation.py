@@ -16,9 +16,9 @@ from django.utils import timezone
 
 from curation.models import ReviewItem
 from memories.models import AuditEntry, Client, Memory
-from tests import factories
+from tests.support import factories
 
-pytest_plugins = ["tests.browser_support"]  # its fixtures: browser, page
+pytest_plugins = ["tests.support.browser"]  # its fixtures: browser, page
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 

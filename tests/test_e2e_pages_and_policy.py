@@ -10,8 +10,9 @@ import pytest
 
 from curation.models import ReviewItem
 from memories.models import Memory
-from tests import browser_support, factories
 from tests import test_e2e_browser as e2e
+from tests.support import browser as browser_support
+from tests.support import factories
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -12,8 +12,9 @@ from django.utils import timezone
 from curation.models import ReviewItem
 from memories.models import Memory
 from memories.services.jobs.runner import job_run
-from tests import browser_support, factories
 from tests import test_e2e_browser as e2e
+from tests.support import browser as browser_support
+from tests.support import factories
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

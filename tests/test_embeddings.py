@@ -7,7 +7,7 @@ import pytest
 
 from memories.services.breaker import CircuitBreaker
 from memories.services.embedding.providers import AllProvidersFailed, get_chain
-from tests.fakes import fake_vector
+from tests.support.fakes import fake_vector
 
 
 def _paths(fake):

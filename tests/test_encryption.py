@@ -17,8 +17,8 @@ from memories.services.jobs.runner import jobs_run_all
 from memories.services.retrieval import memories_search
 from memories.services.tenancy.encryption import master_key_rotate, tenant_create, tenant_encrypt
 from profiles.services.profile import profile_refresh
-from tests import factories
-from tests.encryption_support import CORPUS, QUERIES, dump_database, ingest_corpus, leaked
+from tests.support import factories
+from tests.support.encryption import CORPUS, QUERIES, dump_database, ingest_corpus, leaked
 
 pytestmark = pytest.mark.django_db
 

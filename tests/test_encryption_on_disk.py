@@ -14,8 +14,8 @@ from django.db import connection
 
 from memories.models import Role
 from profiles.services.profile import profile_refresh
-from tests import factories
-from tests.encryption_support import CORPUS, ingest_corpus
+from tests.support import factories
+from tests.support.encryption import CORPUS, ingest_corpus
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -17,7 +17,7 @@ from memories.models import Event, Memory, Tenant, WebhookDelivery
 from memories.services.tenancy.encryption import sealed_models, tenant_create, tenant_encrypt
 from memories.services.write.records import event_record, memory_add
 from profiles.models import Profile
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

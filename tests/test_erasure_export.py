@@ -19,9 +19,9 @@ from memories.services.retrieval import memories_search
 from memories.services.tenancy.encryption import tenant_create
 from profiles.models import Profile
 from profiles.services.profile import profile_refresh
-from tests import factories
-from tests.encryption_support import CORPUS, QUERIES, dump_database, ingest_corpus
-from tests.snapshot import take
+from tests.support import factories
+from tests.support.encryption import CORPUS, QUERIES, dump_database, ingest_corpus
+from tests.support.snapshot import take
 
 pytestmark = pytest.mark.django_db
 
@@ -68,7 +68,7 @@ def test_erasure_leaves_only_a_tombstone_and_jobs_change_nothing_after(setup):
     assert tombstone.action == "client.erased"
     assert tombstone.data == {"counts": counts, "encrypted": tenant.encrypted}
     # Gone from every door that names it (what schemathesis' use-after-free check would
-    # ask, and cannot for clients: tests/schemathesis_support.py).
+    # ask, and cannot for clients: tests/support/api_fuzzing.py).
     for url in ("/api/v1/clients/ana-7/export/", "/api/v1/clients/ana-7/profile/"):
         assert api.get(url).status_code == 404, url
     assert api.delete("/api/v1/clients/ana-7/").status_code == 404

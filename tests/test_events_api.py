@@ -15,7 +15,7 @@ from memories.models import (
     MemoryEmbedding,
     Relation,
 )
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,7 @@
 import pytest
 
 from memories.models import Client, Event, Memory
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

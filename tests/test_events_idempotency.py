@@ -5,7 +5,7 @@ nothing, so one such event refuses the batch, naming it."""
 
 import pytest
 
-from tests.snapshot import take
+from tests.support.snapshot import take
 
 pytestmark = pytest.mark.django_db
 

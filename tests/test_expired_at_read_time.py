@@ -9,7 +9,7 @@ import time_machine
 
 from memories.models import Memory
 from profiles.services.profile import profile_refresh
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

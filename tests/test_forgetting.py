@@ -8,8 +8,8 @@ import time_machine
 from memories.models import AuditEntry, Client, JobRun, Memory
 from memories.services.jobs.forgetting import decay_sweep, ttl_sweep
 from memories.services.jobs.runner import job_run
-from tests import factories
-from tests.jobs_support import Crash, changed, crash_on_call, in_parallel, run, snapshot
+from tests.support import factories
+from tests.support.jobs import Crash, changed, crash_on_call, in_parallel, run, snapshot
 
 pytestmark = pytest.mark.django_db
 

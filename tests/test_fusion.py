@@ -10,8 +10,8 @@ from memories.models import AuditEntry, Evidence, Memory, Relation
 from memories.services.embedding.reembed import memories_reembed
 from memories.services.jobs.fusion import cosine, fusion_run, unit_vectors
 from memories.services.jobs.runner import job_run
-from tests import factories
-from tests.jobs_support import Crash, changed, crash_on_call, in_parallel, run, snapshot
+from tests.support import factories
+from tests.support.jobs import Crash, changed, crash_on_call, in_parallel, run, snapshot
 
 pytestmark = pytest.mark.django_db
 

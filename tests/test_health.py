@@ -1,6 +1,6 @@
 import pytest
 
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

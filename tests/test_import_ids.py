@@ -15,9 +15,9 @@ from memories.models import AuditEntry, Client, Event, Evidence, Memory, Relatio
 from memories.services.jobs.runner import jobs_run_all
 from memories.services.tenancy.encryption import tenant_create
 from profiles.services.profile import profile_refresh
-from tests import factories
-from tests.encryption_support import CORPUS, ingest_corpus
-from tests.snapshot import take
+from tests.support import factories
+from tests.support.encryption import CORPUS, ingest_corpus
+from tests.support.snapshot import take
 
 pytestmark = pytest.mark.django_db
 

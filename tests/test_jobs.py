@@ -11,8 +11,8 @@ from django.urls import reverse
 from memories.models import JobRun, MemoryAccess
 from memories.services.jobs import runner as jobs
 from memories.services.jobs.runner import JOBS, job_run
-from tests import factories
-from tests.jobs_support import in_parallel, local_space
+from tests.support import factories
+from tests.support.jobs import in_parallel, local_space
 
 pytestmark = pytest.mark.django_db
 

@@ -17,7 +17,7 @@ from django.urls import reverse
 from prometheus_client import REGISTRY
 
 from memories.models import Client, Event
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

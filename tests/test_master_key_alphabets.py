@@ -10,7 +10,7 @@ from memories.crypto.providers import KeyUnavailable, LocalKeyProvider, master_v
 from memories.models import Event, Role
 from memories.services.tenancy.encryption import tenant_create
 from memories.services.write.ingest import EventInput, event_ingest
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -19,8 +19,8 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from mcp_server.server import build_server
-from tests import factories
-from tests.live_support import LiveAsgiServer
+from tests.support import factories
+from tests.support.live import LiveAsgiServer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -11,9 +11,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import INTERNAL_ERROR
 
 from memories.models import Event, Memory
-from tests import factories
-from tests.live_support import LiveAsgiServer
-from tests.mcp_scenario import check_every_tool, every_tool, mcp_errors
+from tests.support import factories
+from tests.support.live import LiveAsgiServer
+from tests.support.mcp_scenario import check_every_tool, every_tool, mcp_errors
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -10,9 +10,9 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_types import CONNECTION_CLOSED
 
-from tests import factories
-from tests.live_support import subprocess_env
-from tests.mcp_scenario import check_every_tool, every_tool, mcp_errors
+from tests.support import factories
+from tests.support.live import subprocess_env
+from tests.support.mcp_scenario import check_every_tool, every_tool, mcp_errors
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -4,7 +4,7 @@ from django.db import IntegrityError, connection, transaction
 from curation.models import ReviewItem
 from memories.models import Client, Event, Memory, Relation
 from memories.text import content_hash
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -14,8 +14,8 @@ from prometheus_client import REGISTRY
 from memories.services import llm
 from memoryhub.observability.logs import JsonFormatter
 from memoryhub.observability.request_ids import request_id
-from tests import factories
-from tests.fakes import FakeProviderServer
+from tests.support import factories
+from tests.support.fakes import FakeProviderServer
 
 pytestmark = pytest.mark.django_db
 

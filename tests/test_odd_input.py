@@ -9,8 +9,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from memories import jsonbody
-from tests import factories
-from tests.snapshot import take
+from tests.support import factories
+from tests.support.snapshot import take
 
 pytestmark = pytest.mark.django_db
 

@@ -14,8 +14,8 @@ from memories.models import Memory
 from memories.services.jobs.ranking import COMPONENTS as RANKED
 from memories.services.jobs.runner import job_run
 from memories.services.retrieval import ranking_weights
-from tests import factories
-from tests.snapshot import take
+from tests.support import factories
+from tests.support.snapshot import take
 
 pytestmark = pytest.mark.django_db
 

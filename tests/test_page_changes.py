@@ -11,8 +11,8 @@ import pytest
 from memories.models import AuditEntry, Memory
 from memories.services.tenancy.audit import audit
 from memories.services.write.lifecycle import memory_forget
-from tests import factories
-from tests.snapshot import unchanged
+from tests.support import factories
+from tests.support.snapshot import unchanged
 
 pytestmark = pytest.mark.django_db
 

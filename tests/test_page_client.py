@@ -6,8 +6,8 @@ import pytest
 from django.urls import reverse
 
 from memories.models import Membership, MemoryAccess
-from tests import factories
-from tests.snapshot import take as db_state
+from tests.support import factories
+from tests.support.snapshot import take as db_state
 
 pytestmark = pytest.mark.django_db
 

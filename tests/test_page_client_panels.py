@@ -11,8 +11,8 @@ import pytest
 from django.utils import timezone
 
 from memories.models import Client, Memory, MemoryAccess
-from tests import factories
-from tests.snapshot import unchanged
+from tests.support import factories
+from tests.support.snapshot import unchanged
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from tests import factories
-from tests.snapshot import take
+from tests.support import factories
+from tests.support.snapshot import take
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,8 @@ from django.utils import timezone
 from memories import permissions
 from memories.models import AuditEntry, Memory
 from memories.selectors.lineage import lineage_of
-from tests import factories
-from tests.snapshot import take as db_state
+from tests.support import factories
+from tests.support.snapshot import take as db_state
 
 pytestmark = pytest.mark.django_db
 

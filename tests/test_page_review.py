@@ -8,8 +8,8 @@ from django.utils import timezone
 
 from curation.models import ReviewItem
 from memories.models import AuditEntry, Memory
-from tests import factories
-from tests.snapshot import take as db_state
+from tests.support import factories
+from tests.support.snapshot import take as db_state
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,8 @@ import pytest
 from django.utils import timezone
 
 from memories.models import AuditEntry, Memory
-from tests import factories
-from tests.migration_support import latest, migrate
+from tests.support import factories
+from tests.support.migrations import latest, migrate
 
 pytestmark = pytest.mark.django_db
 

@@ -22,8 +22,8 @@ from rest_framework.test import APIClient
 
 from memories.models import AuditEntry, Tier
 from memories.services.write.lifecycle import memory_forget
-from tests import factories
-from tests.snapshot import take
+from tests.support import factories
+from tests.support.snapshot import take
 
 if TYPE_CHECKING:
     from tests.conftest import Personas
@@ -32,7 +32,7 @@ pytestmark = pytest.mark.django_db
 
 PERSONAS = ("advisor", "outsider", "advisor2", "supervisor", "admin", "client", "heir")
 COLUMNS = (*PERSONAS, "anonymous")
-PASSWORD = "pw-for-tests"  # tests.factories.UserFactory
+PASSWORD = "pw-for-tests"  # tests.support.factories.UserFactory
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from curation.models import ReviewItem
 from memories import permissions
 from memories.models import AuditEntry, Event, Role, Status, Tier
 from memories.services.tenancy.members import client_assign_advisor, client_unassign_advisor
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -13,8 +13,8 @@ from memories.services.jobs.runner import job_run
 from memories.services.write.ingest import EventInput, event_ingest, events_ingest
 from profiles.models import Profile
 from profiles.services.refresh import profiles_refresh_stale
-from tests import factories
-from tests.jobs_support import in_parallel
+from tests.support import factories
+from tests.support.jobs import in_parallel
 
 pytestmark = pytest.mark.django_db
 

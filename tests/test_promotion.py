@@ -14,7 +14,7 @@ from memories.errors import DomainError
 from memories.models import AuditEntry, Memory
 from memories.services.embedding.reembed import memories_reembed
 from memories.services.retrieval import memories_search
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,8 @@ from curation.models import ReviewItem
 from curation.services.promotion import promotion_decide
 from curation.services.promotion_scoring import promotions_score
 from memories.models import AuditEntry, Memory, Tenant
-from tests import factories
-from tests.jobs_support import Crash, crash_on_call, in_parallel, run
+from tests.support import factories
+from tests.support.jobs import Crash, crash_on_call, in_parallel, run
 
 pytestmark = pytest.mark.django_db
 

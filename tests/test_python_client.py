@@ -24,8 +24,8 @@ from memoryhub_client.types import EventIn
 
 from curation.models import ReviewItem
 from memories.models import Client, Event, Memory
-from tests import factories
-from tests.live_support import LiveAsgiServer
+from tests.support import factories
+from tests.support.live import LiveAsgiServer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

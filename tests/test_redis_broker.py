@@ -20,7 +20,7 @@ from django.db import connection
 from django.utils import timezone
 
 from memories.models import JobRun, Memory
-from tests import factories
+from tests.support import factories
 
 REDIS_URL = os.environ.get("MEMORYHUB_TEST_REDIS_URL", "")
 ROOT = Path(__file__).resolve().parent.parent

@@ -4,7 +4,7 @@ import pytest
 
 from memories.models import Memory, MemoryEmbedding
 from memories.services.embedding.reembed import memories_reembed
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -4,8 +4,8 @@ every case nothing is stored."""
 
 import pytest
 
-from tests import factories
-from tests.snapshot import unchanged
+from tests.support import factories
+from tests.support.snapshot import unchanged
 
 pytestmark = pytest.mark.django_db
 

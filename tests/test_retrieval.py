@@ -16,7 +16,7 @@ from memories.services.embedding.reembed import memories_reembed
 from memories.services.extraction.time_expressions import Happened
 from memories.services.retrieval import Filters, memories_search, ranking_weights
 from memories.services.retrieval.answers import Expected, expected_answer
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -3,8 +3,8 @@
 import pytest
 
 from memories.models import Memory
-from tests import factories
-from tests.snapshot import take as db_state
+from tests.support import factories
+from tests.support.snapshot import take as db_state
 
 pytestmark = pytest.mark.django_db
 

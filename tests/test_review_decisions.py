@@ -8,7 +8,7 @@ from curation.services.review import ReviewClosed, conflict_decide
 from memories.errors import DomainError
 from memories.models import AuditEntry, Evidence, Memory, Relation
 from memories.services.retrieval import memories_search
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from curation.models import ReviewItem
 from memories.models import Client
-from tests import factories
-from tests.snapshot import unchanged
+from tests.support import factories
+from tests.support.snapshot import unchanged
 
 pytestmark = pytest.mark.django_db
 

@@ -26,7 +26,7 @@ from django.db import connection
 from django.db.models import Count
 
 from memories.models import Client, Event, JobRun, Memory
-from tests import factories
+from tests.support import factories
 
 REDIS_URL = os.environ.get("MEMORYHUB_TEST_REDIS_URL", "")
 ROOT = Path(__file__).resolve().parent.parent

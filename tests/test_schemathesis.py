@@ -8,7 +8,7 @@ tests/test_schemathesis_stateful.py."""
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
-from tests.schemathesis_support import in_process_app, running, schema, seed, small_limits
+from tests.support.api_fuzzing import in_process_app, running, schema, seed, small_limits
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ Each role's key runs its own sequences (an agent, a supervisor, the client's own
 every scenario from the same seeded data (a savepoint rolled back after each), with
 schemathesis' default checks on every answer: no 5xx, documented statuses, bodies as
 documented, valid requests accepted and invalid ones refused, the key enforced
-(use_after_free excepted for forgotten memories: tests/schemathesis_support.py)."""
+(use_after_free excepted for forgotten memories: tests/support/api_fuzzing.py)."""
 
 from collections import defaultdict
 
@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, Phase, settings
 from schemathesis.specs.openapi import stateful
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from tests.schemathesis_support import (
+from tests.support.api_fuzzing import (
     filter_body,
     in_process_app,
     running,

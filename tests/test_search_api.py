@@ -5,7 +5,7 @@ import itertools
 import pytest
 
 from memories.models import Client, MemoryAccess, RelationType
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -5,8 +5,8 @@ import pytest
 from django.db import connection
 
 from memories.services.retrieval import memories_search
-from tests import factories
-from tests.migration_support import latest, migrate
+from tests.support import factories
+from tests.support.migrations import latest, migrate
 
 pytestmark = pytest.mark.django_db
 

@@ -15,8 +15,8 @@ from django.db import connection
 from memories.models import AuditEntry, Event, Memory, Role, WebhookDelivery
 from memories.services.secrets import withheld
 from memories.services.tenancy.encryption import tenant_create
-from tests import factories
-from tests.webhook_receiver import WebhookReceiver
+from tests.support import factories
+from tests.support.webhook_receiver import WebhookReceiver
 
 pytestmark = pytest.mark.django_db
 

@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 import pytest
 
 from memories.models import Session
-from tests import factories
-from tests.migration_support import latest, migrate
+from tests.support import factories
+from tests.support.migrations import latest, migrate
 
 pytestmark = pytest.mark.django_db
 

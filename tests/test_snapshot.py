@@ -1,10 +1,10 @@
-"""tests/snapshot.py notices any added, removed or changed row, per tenant if asked."""
+"""tests/support/snapshot.py notices any added, removed or changed row, per tenant if asked."""
 
 import pytest
 
 from memories.models import Client
-from tests import factories
-from tests.snapshot import take, unchanged
+from tests.support import factories
+from tests.support.snapshot import take, unchanged
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,8 @@ from memories.services.jobs.summaries import episodes_summarize
 from memories.services.write.corrections import memory_correct
 from memories.services.write.ingest import EventInput, events_ingest
 from memories.services.write.lifecycle import memory_forget
-from tests import factories
-from tests.jobs_support import Crash, crash_on_call, in_parallel, local_space, run
+from tests.support import factories
+from tests.support.jobs import Crash, crash_on_call, in_parallel, local_space, run
 
 pytestmark = pytest.mark.django_db
 

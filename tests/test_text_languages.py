@@ -18,8 +18,8 @@ from memories.services.client_data.export import client_export
 from memories.services.client_data.importing import client_import
 from memories.services.retrieval import memories_search
 from memories.services.tenancy.encryption import tenant_create, tenant_encrypt
-from tests import factories
-from tests.migration_support import latest, migrate
+from tests.support import factories
+from tests.support.migrations import latest, migrate
 
 pytestmark = pytest.mark.django_db
 

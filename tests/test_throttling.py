@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from memories.models import Event, RateWindow
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

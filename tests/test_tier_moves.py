@@ -9,8 +9,8 @@ from memories.models import AuditEntry, Memory, MemoryAccess
 from memories.services.jobs.ranking import ranking_refresh
 from memories.services.jobs.runner import JobCounts
 from memories.services.jobs.tiers import hot_memories_promote, tiers_move
-from tests import factories
-from tests.jobs_support import Crash, changed, crash_on_call, in_parallel, run, snapshot
+from tests.support import factories
+from tests.support.jobs import Crash, changed, crash_on_call, in_parallel, run, snapshot
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ import pytest
 from memories.models import AuditEntry, Memory
 from memories.services.write.core_budget import CoreTierFull, core_bytes
 from memories.services.write.lifecycle import memory_set_tier
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

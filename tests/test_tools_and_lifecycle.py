@@ -7,7 +7,7 @@ import pytest
 from memories.api.tool_schemas import TOOLS
 from memories.models import AuditEntry, Memory, MemoryAccess
 from memories.services.jobs.accesses import accesses_roll_up
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ import pytest
 from django.db import DataError, connection, transaction
 
 from memories.services.embedding.vector_index import embedding_space_get_or_create
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db
 

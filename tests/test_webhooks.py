@@ -20,8 +20,8 @@ from memoryhub_client.webhooks import verify
 from memories.models import Memory, Relation, RelationType, Role, WebhookDelivery
 from memories.services.jobs.runner import job_run
 from memories.services.tenancy.encryption import tenant_create
-from tests import factories
-from tests.webhook_receiver import WebhookReceiver
+from tests.support import factories
+from tests.support.webhook_receiver import WebhookReceiver
 
 pytestmark = pytest.mark.django_db
 

@@ -5,8 +5,8 @@ import pytest
 
 from memories.models import AuditEntry, WebhookEndpoint
 from memories.services.webhooks.endpoints import URL_MESSAGE
-from tests import factories
-from tests.snapshot import take
+from tests.support import factories
+from tests.support.snapshot import take
 
 pytestmark = pytest.mark.django_db
 

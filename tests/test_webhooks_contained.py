@@ -16,8 +16,8 @@ from django.db import connections
 from memories.models import WebhookDelivery
 from memories.services.jobs.runner import job_run
 from memories.services.webhooks.delivery import delivery_attempt
-from tests import factories
-from tests.webhook_receiver import WebhookReceiver
+from tests.support import factories
+from tests.support.webhook_receiver import WebhookReceiver
 
 Status = WebhookDelivery.Status
 _REAL_GETADDRINFO = socket.getaddrinfo

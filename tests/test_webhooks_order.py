@@ -10,7 +10,7 @@ from django.db import connection, transaction
 
 from memories.models import WebhookDelivery
 from memories.services.webhooks import events
-from tests import factories
+from tests.support import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

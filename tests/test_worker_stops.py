@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.live_support import subprocess_env
+from tests.support.live import subprocess_env
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -26,7 +26,7 @@ from curation.services.review import CONFLICT_DECISIONS
 from memories.api.inputs import MAX_METADATA_BYTES
 from memories.models import Role, Tier
 from memories.services.tenancy.members import client_assign_advisor
-from tests import factories
+from tests.support import factories
 
 SEEDED_CLIENT = "emma-clarke"
 

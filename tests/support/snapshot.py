@@ -5,7 +5,7 @@ column of every row; two snapshots differ exactly when some row was added, remov
 changed. ``tenant=`` narrows it to the rows of one tenant (for "the other tenant's
 request may write to its own tenant, never to this one").
 
-    from tests.snapshot import unchanged
+    from tests.support.snapshot import unchanged
 
     with unchanged():
         response = client.post(url, data)

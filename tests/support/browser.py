@@ -1,4 +1,4 @@
-"""What browser tests share, as a pytest plugin (``pytest_plugins = ["tests.browser_support"]``
+"""What browser tests share, as a pytest plugin (``pytest_plugins = ["tests.support.browser"]``
 in the test module): one headless Chromium per module driven by Playwright against Django's
 live server (``browser``), a page that fails the test on a script error (``page``), and
 ``ui``: log in and out, and screenshots under DATA_DIR/screenshots/ for a person to look
@@ -24,7 +24,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-PASSWORD = "pw-for-tests"  # tests.factories.UserFactory's
+PASSWORD = "pw-for-tests"  # tests.support.factories.UserFactory's
 SHOTS = Path(settings.DATA_DIR) / "screenshots"
 
 
