@@ -1,6 +1,6 @@
 """GET /api/v1/review/ and /api/v1/review/{id}/: the review queue for scripts and agents'
 supervisors, beside the decide call (``curation.api``): the open items, filtered, sorted
-and paged as the page shows them (``curation.queue``), and one item with both memories
+and paged as the page shows them (``curation.selectors``), and one item with both memories
 and their evidence. The same base view, item shape and permissions as the decide call."""
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from rest_framework.response import Response
 
 from curation.api import DECIDED_EXAMPLE, ReviewItemOutSerializer, review_item_data
 from curation.models import ReviewItem
-from curation.queue import DEFAULT_SORT, SORTS, open_items
-from curation.selectors import with_evidence
+from curation.selectors import DEFAULT_SORT, SORTS, open_items, with_evidence
 from memories import permissions
 from memories.api import docs
 from memories.api.base import BaseApiView, tenant_of

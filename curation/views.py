@@ -23,9 +23,8 @@ from curation.forms import (
     QueueFilterForm,
 )
 from curation.models import ReviewItem
-from curation.queue import clients_with_open_items, decision_effects
-from curation.queue import open_items as queue_items
-from curation.selectors import with_evidence
+from curation.selectors import clients_with_open_items, decision_effects, with_evidence
+from curation.selectors import open_items as queue_items
 from curation.services.review import review_decide
 from memories import permissions
 from memories.errors import DomainError
