@@ -15,7 +15,7 @@ from rest_framework.response import Response
 
 from curation.api import DECIDED_EXAMPLE, ReviewItemOutSerializer, review_item_data
 from curation.models import ReviewItem
-from curation.selectors import DEFAULT_SORT, SORTS, open_items, with_evidence
+from curation.selectors import DEFAULT_SORT, SORTS, open_items, review_cards
 from memories import permissions
 from memories.api import docs
 from memories.api.base import BaseApiView, tenant_of
@@ -226,13 +226,13 @@ class ReviewItemApi(BaseApiView):
             .filter(pk=item.pk)
             .get()
         )
-        (item,) = with_evidence([item])
+        (card,) = review_cards([item])
         other = item.other_memory
         return Response(
             {
                 **queue_item_data(item),
                 "score_components": item.score_components or {},
-                "memory_detail": _memory_data(item.memory, item.new_evidence),
-                "other_memory_detail": _memory_data(other, item.old_evidence) if other else None,
+                "memory_detail": _memory_data(item.memory, card.new_evidence),
+                "other_memory_detail": _memory_data(other, card.old_evidence) if other else None,
             }
         )

@@ -9,7 +9,7 @@ components) and what each decision will do, said before it is made.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
@@ -21,8 +21,6 @@ from curation.models import ReviewItem
 from memories.conf import setting
 from memories.models import LIVE_STATUSES, Client, Evidence, Memory, Tier
 from memories.selectors.stable import STATIC_MIN_CONFIDENCE, is_static
-
-EVIDENCE_SHOWN = 5
 
 SORTS: dict[str, tuple] = {
     # Recommended promotions first, best score first, then the newest (conflicts have no
@@ -104,6 +102,32 @@ def open_conflict_count() -> Coalesce:
     return Coalesce(Subquery(counted), 0)
 
 
+def open_disputes(client) -> dict[str, list[Memory]]:
+    """Memory id → the memories it contradicts in a conflict still waiting for a person,
+    for ``client``: only pairs whose two memories are both current (one forgotten or
+    expired meanwhile disputes nothing)."""
+    now = timezone.now()
+    items = (
+        ReviewItem.objects.filter(
+            client_id=client.pk, type=ReviewItem.Type.CONFLICT, state=ReviewItem.State.OPEN
+        )
+        .select_related("memory", "other_memory")
+        .order_by("created_at", "pk")  # the oldest dispute named first
+    )
+    rivals: dict[str, list[Memory]] = defaultdict(list)
+    for item in items:
+        pair = (item.memory, item.other_memory)
+        if all(m is not None and _current(m, now) for m in pair):
+            new, old = pair
+            rivals[str(new.pk)].append(old)
+            rivals[str(old.pk)].append(new)
+    return dict(rivals)
+
+
+def _current(memory: Memory, now) -> bool:
+    return memory.is_current(now)
+
+
 def decision_effects(item: ReviewItem) -> dict[str, str]:
     """Each of the card's buttons → what it will do, in words."""
     memory = item.memory
@@ -152,31 +176,6 @@ def decision_effects(item: ReviewItem) -> dict[str, str]:
     }
 
 
-def with_evidence(items: list[ReviewItem]) -> list[ReviewItem]:
-    """Attach each item's memories' evidence (events, oldest first; at most a few each,
-    with the total) and whether the item still applies, in one query."""
-    ids = {i.memory_id for i in items} | {i.other_memory_id for i in items if i.other_memory_id}
-    by_memory: dict = defaultdict(list)
-    for evidence in (
-        Evidence.objects.filter(memory_id__in=ids)
-        .select_related("event")
-        .order_by("event__observed_at")
-    ):
-        by_memory[evidence.memory_id].append(evidence)
-    for item in items:
-        item.new_evidence = by_memory[item.memory_id]
-        item.old_evidence = by_memory[item.other_memory_id] if item.other_memory_id else []
-        item.stale = any(
-            m is not None and m.status not in LIVE_STATUSES
-            for m in (item.memory, item.other_memory)
-        )
-        item.components = score_components(item.score_components)
-        if item.type == ReviewItem.Type.CONFLICT and item.other_memory is not None:
-            item.earlier, item.later = conflict_sides(item)
-            item.compare = _compare(item.earlier, item.later)
-    return items
-
-
 @dataclass(frozen=True)
 class Side:
     """One side of a conflict as the card shows it."""
@@ -191,13 +190,67 @@ class Side:
         return len({e.event_id for e in self.evidence})
 
 
-def conflict_sides(item: ReviewItem) -> tuple[Side, Side]:
+@dataclass(frozen=True)
+class ReviewCard:
+    """One item as a reviewer sees it, with what helps to decide it. A value returned
+    beside the item, not attributes pasted onto it: the model keeps to what its table
+    holds, and needs nothing from this module."""
+
+    item: ReviewItem
+    new_evidence: list[Evidence]  # the new memory's (conflict) or the candidate's
+    old_evidence: list[Evidence]  # the memory it contradicts (conflict); else empty
+    stale: bool  # one of its memories stopped being live: a decision only obsoletes it
+    components: list[dict[str, Any]]  # the promotion score's, as rows (score_components)
+    earlier: Side | None = None  # a conflict's sides, by when each was said
+    later: Side | None = None
+    compare: str = ""  # the two sides compared, in a sentence
+    effects: dict[str, str] = field(default_factory=dict)  # the queue page's: decision_effects
+    outcome: str = ""  # the decide page's, once decided: what the decision did
+
+
+def review_cards(items: list[ReviewItem]) -> list[ReviewCard]:
+    """Each item as a card: its memories' evidence (events, oldest first), whether it
+    still applies, its score's components and, for a conflict, its two sides compared.
+    The evidence of every item in one query."""
+    ids = {i.memory_id for i in items} | {i.other_memory_id for i in items if i.other_memory_id}
+    by_memory: dict = defaultdict(list)
+    for evidence in (
+        Evidence.objects.filter(memory_id__in=ids)
+        .select_related("event")
+        .order_by("event__observed_at")
+    ):
+        by_memory[evidence.memory_id].append(evidence)
+    return [_card(item, by_memory) for item in items]
+
+
+def _card(item: ReviewItem, by_memory: dict) -> ReviewCard:
+    new_evidence = by_memory[item.memory_id]
+    old_evidence = by_memory[item.other_memory_id] if item.other_memory_id else []
+    card = ReviewCard(
+        item=item,
+        new_evidence=new_evidence,
+        old_evidence=old_evidence,
+        stale=any(
+            m is not None and m.status not in LIVE_STATUSES
+            for m in (item.memory, item.other_memory)
+        ),
+        components=score_components(item.score_components),
+    )
+    if item.type == ReviewItem.Type.CONFLICT and item.other_memory is not None:
+        earlier, later = conflict_sides(item, new_evidence, old_evidence)
+        card = replace(card, earlier=earlier, later=later, compare=_compare(earlier, later))
+    return card
+
+
+def conflict_sides(
+    item: ReviewItem, new_evidence: list[Evidence], old_evidence: list[Evidence]
+) -> tuple[Side, Side]:
     """(earlier, more recent) by when each thing was said (``observed_at``), not by when it
     was recorded: an import recorded today of something said in October is the earlier."""
     new, old = item.memory, item.other_memory
     assert old is not None  # a conflict has two sides (review_conflict_has_other)
-    keep_new = Side(new, item.new_evidence, "", ReviewItem.Decision.ACCEPT_NEW)
-    keep_old = Side(old, item.old_evidence, "", ReviewItem.Decision.KEEP_OLD)
+    keep_new = Side(new, new_evidence, "", ReviewItem.Decision.ACCEPT_NEW)
+    keep_old = Side(old, old_evidence, "", ReviewItem.Decision.KEEP_OLD)
     # On the same instant, the one recorded later is the more recent.
     earlier, later = (
         (keep_new, keep_old) if new.observed_at < old.observed_at else (keep_old, keep_new)
@@ -267,29 +320,3 @@ def score_components(components: dict) -> list[dict[str, Any]]:
 
 def _label(name: str) -> str:
     return str(name).replace("_", " ").capitalize()
-
-
-def open_disputes(client) -> dict[str, list[Memory]]:
-    """Memory id → the memories it contradicts in a conflict still waiting for a person,
-    for ``client``: only pairs whose two memories are both current (one forgotten or
-    expired meanwhile disputes nothing)."""
-    now = timezone.now()
-    items = (
-        ReviewItem.objects.filter(
-            client_id=client.pk, type=ReviewItem.Type.CONFLICT, state=ReviewItem.State.OPEN
-        )
-        .select_related("memory", "other_memory")
-        .order_by("created_at", "pk")  # the oldest dispute named first
-    )
-    rivals: dict[str, list[Memory]] = defaultdict(list)
-    for item in items:
-        pair = (item.memory, item.other_memory)
-        if all(m is not None and _current(m, now) for m in pair):
-            new, old = pair
-            rivals[str(new.pk)].append(old)
-            rivals[str(old.pk)].append(new)
-    return dict(rivals)
-
-
-def _current(memory: Memory, now) -> bool:
-    return memory.is_current(now)
