@@ -7,7 +7,7 @@ from typing import Any, cast
 from django import forms
 
 from curation.models import ReviewItem
-from curation.queue import DEFAULT_SORT, SORT_LABELS
+from curation.selectors import DEFAULT_SORT, SORT_LABELS
 from memories.models import Kind
 
 CONFLICT_CHOICES = [
@@ -87,7 +87,7 @@ class QueueFilterForm(forms.Form):
         self.fields["sort"].initial = DEFAULT_SORT
 
     def query(self) -> dict:
-        """``curation.queue.open_items``' filters from what was chosen (nothing valid:
+        """``curation.selectors.open_items``' filters from what was chosen (nothing valid:
         every client, any kind, recommended first)."""
         data = self.cleaned_data if self.is_valid() else {}
         client_id = data.get("client") or ""

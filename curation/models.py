@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import models
@@ -13,10 +12,6 @@ from django.utils import timezone
 from memories.crypto.fields import SealedTextField
 from memories.crypto.queryset import SealedQuerySet
 from memories.models import Client, Memory, Tenant
-
-if TYPE_CHECKING:
-    from curation.selectors import Side
-    from memories.models import Evidence
 
 
 class ReviewItem(models.Model):
@@ -70,16 +65,6 @@ class ReviewItem(models.Model):
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     objects = SealedQuerySet.as_manager()
-
-    # Not columns: set by curation.selectors.with_evidence for the review pages.
-    new_evidence: list[Evidence]
-    old_evidence: list[Evidence]
-    stale: bool
-    components: list[dict[str, Any]]
-    earlier: Side  # a conflict's sides, by when each was said
-    later: Side
-    compare: str
-    effects: dict[str, str]  # set by curation.views: what each decision will do
 
     class Meta:
         ordering = ["-created_at"]

@@ -1,44 +1,179 @@
-"""Reads for the review queue: the items a reviewer sees, with what they need to decide."""
+"""The review queue's reads, for its page, its API and the client pages.
+
+One module, because they are one idea: which items are open (filtered, sorted) and which
+conflicts still apply; then, for each item a reviewer looks at, what they need to decide
+(the evidence, the two sides of a conflict by when each was said, the promotion score's
+components) and what each decision will do, said before it is made.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
 from curation.models import ReviewItem
 from memories.conf import setting
-from memories.models import LIVE_STATUSES, Evidence, Memory
+from memories.models import LIVE_STATUSES, Client, Evidence, Memory, Tier
+from memories.selectors.stable import STATIC_MIN_CONFIDENCE, is_static
 
-EVIDENCE_SHOWN = 5
+SORTS: dict[str, tuple] = {
+    # Recommended promotions first, best score first, then the newest (conflicts have no
+    # score: newest first, as the queue always showed them).
+    "recommended": ("-recommended", F("score").desc(nulls_last=True), "-created_at", "pk"),
+    "score": (F("score").desc(nulls_last=True), "-created_at", "pk"),
+    "newest": ("-created_at", "pk"),
+    "oldest": ("created_at", "pk"),
+}
+SORT_LABELS = {
+    "recommended": "Recommended first",
+    "score": "Highest score",
+    "newest": "Newest",
+    "oldest": "Oldest",
+}
+DEFAULT_SORT = "recommended"
 
 
-def with_evidence(items: list[ReviewItem]) -> list[ReviewItem]:
-    """Attach each item's memories' evidence (events, oldest first; at most a few each,
-    with the total) and whether the item still applies, in one query."""
-    ids = {i.memory_id for i in items} | {i.other_memory_id for i in items if i.other_memory_id}
-    by_memory: dict = defaultdict(list)
-    for evidence in (
-        Evidence.objects.filter(memory_id__in=ids)
-        .select_related("event")
-        .order_by("event__observed_at")
-    ):
-        by_memory[evidence.memory_id].append(evidence)
-    for item in items:
-        item.new_evidence = by_memory[item.memory_id]
-        item.old_evidence = by_memory[item.other_memory_id] if item.other_memory_id else []
-        item.stale = any(
-            m is not None and m.status not in LIVE_STATUSES
-            for m in (item.memory, item.other_memory)
+def open_items(
+    scope: QuerySet[ReviewItem],
+    *,
+    item_type: str | None = None,
+    client: Client | None = None,
+    kind: str = "",
+    min_score: float | None = None,
+    sort: str = DEFAULT_SORT,
+) -> QuerySet[ReviewItem]:
+    """The open items of ``scope`` (a queryset the caller has scoped to the user) that
+    match, in the order ``sort`` names."""
+    items = scope.filter(state=ReviewItem.State.OPEN)
+    if item_type:
+        items = items.filter(type=item_type)
+    if client is not None:
+        items = items.filter(client=client)
+    if kind:
+        items = items.filter(memory__kind=kind)
+    if min_score is not None:
+        items = items.filter(score__gte=min_score)
+    return items.select_related("client", "memory", "other_memory").order_by(
+        *SORTS.get(sort, SORTS[DEFAULT_SORT])
+    )
+
+
+def clients_with_open_items(scope: QuerySet[ReviewItem]) -> list[Client]:
+    """The clients that have open items in ``scope``, by name (the queue's client filter)."""
+    ids = scope.filter(state=ReviewItem.State.OPEN).values("client_id")
+    return list(Client.objects.filter(pk__in=ids).order_by("display_name", "external_ref"))
+
+
+def _live_conflicts() -> Q:
+    """An open conflict whose two memories are both still live: one a decision would
+    settle (the others only become obsolete when decided)."""
+    return Q(
+        state=ReviewItem.State.OPEN,
+        type=ReviewItem.Type.CONFLICT,
+        memory__status__in=LIVE_STATUSES,
+        other_memory__status__in=LIVE_STATUSES,
+    )
+
+
+def open_conflicts(client: Client) -> list[ReviewItem]:
+    """``client``'s open conflicts that still apply, oldest first."""
+    return list(
+        ReviewItem.objects.filter(_live_conflicts(), client=client)
+        .select_related("memory", "other_memory")
+        .order_by("created_at", "pk")
+    )
+
+
+def open_conflict_count() -> Coalesce:
+    """For annotating clients: how many open conflicts of theirs still apply."""
+    counted = (
+        ReviewItem.objects.filter(_live_conflicts(), client=OuterRef("pk"))
+        .order_by()
+        .values("client")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(counted), 0)
+
+
+def open_disputes(client) -> dict[str, list[Memory]]:
+    """Memory id → the memories it contradicts in a conflict still waiting for a person,
+    for ``client``: only pairs whose two memories are both current (one forgotten or
+    expired meanwhile disputes nothing)."""
+    now = timezone.now()
+    items = (
+        ReviewItem.objects.filter(
+            client_id=client.pk, type=ReviewItem.Type.CONFLICT, state=ReviewItem.State.OPEN
         )
-        item.components = score_components(item.score_components)
-        if item.type == ReviewItem.Type.CONFLICT and item.other_memory is not None:
-            item.earlier, item.later = conflict_sides(item)
-            item.compare = _compare(item.earlier, item.later)
-    return items
+        .select_related("memory", "other_memory")
+        .order_by("created_at", "pk")  # the oldest dispute named first
+    )
+    rivals: dict[str, list[Memory]] = defaultdict(list)
+    for item in items:
+        pair = (item.memory, item.other_memory)
+        if all(m is not None and _current(m, now) for m in pair):
+            new, old = pair
+            rivals[str(new.pk)].append(old)
+            rivals[str(old.pk)].append(new)
+    return dict(rivals)
+
+
+def _current(memory: Memory, now) -> bool:
+    return memory.is_current(now)
+
+
+def decision_effects(item: ReviewItem) -> dict[str, str]:
+    """Each of the card's buttons → what it will do, in words."""
+    memory = item.memory
+    if item.type == ReviewItem.Type.PROMOTION:
+        profile = (
+            "the profile keeps it among the stable facts"
+            if is_static(memory)
+            else "the profile does not change (it lists preferences, facts, relationships "
+            f"and constraints of confidence {STATIC_MIN_CONFIDENCE:.2f} or more)"
+        )
+        return {
+            "Approve": f"Status {memory.get_status_display().lower()} → "
+            f"promoted: it ranks first among equals in search and context. The tier stays "
+            f"{memory.tier} (tiers follow use; a supervisor moves them on the memory's "
+            f"page); {profile}.",
+            "Reject": f"Not promoted: it stays in search and context "
+            f"as it ranks now, in the {memory.tier} tier, with your reason in the audit "
+            f"trail; it is not proposed again for "
+            f"{setting('PROMOTION_REJECT_COOLDOWN_DAYS')} days unless new evidence comes.",
+        }
+    old = item.other_memory
+    assert old is not None  # a conflict always has the memory it contradicts
+    takes_core = old.tier == Tier.CORE and memory.tier != Tier.CORE
+    # In the words of the card's buttons: by when each side was said (on the same instant,
+    # the one recorded last is the more recent, as ``conflict_sides`` has it).
+    new_is_later = not memory.observed_at < old.observed_at
+    stays = {
+        ReviewItem.Decision.KEEP_OLD: "stays as it is.",
+        ReviewItem.Decision.ACCEPT_NEW: (
+            "stays and takes the other's place in the core tier (if there is room)."
+            if takes_core
+            else f"stays in the {memory.tier} tier."
+        ),
+    }
+    later = ReviewItem.Decision.ACCEPT_NEW if new_is_later else ReviewItem.Decision.KEEP_OLD
+    earlier = ReviewItem.Decision.KEEP_OLD if new_is_later else ReviewItem.Decision.ACCEPT_NEW
+    merged_into = "earlier" if new_is_later else "more recent"
+    return {
+        "Keep the earlier": "The more recent statement becomes superseded and leaves search "
+        f"and context; the earlier one {stays[earlier]}",
+        "Keep the more recent": "The earlier statement becomes superseded and leaves search "
+        f"and context; the more recent one {stays[later]}",
+        "Keep both": "Both stay live: they do not contradict each other.",
+        "Merge": f"They say the same thing: the one recorded last is merged into the "
+        f"{merged_into} one, whose evidence grows by its events.",
+    }
 
 
 @dataclass(frozen=True)
@@ -55,13 +190,67 @@ class Side:
         return len({e.event_id for e in self.evidence})
 
 
-def conflict_sides(item: ReviewItem) -> tuple[Side, Side]:
+@dataclass(frozen=True)
+class ReviewCard:
+    """One item as a reviewer sees it, with what helps to decide it. A value returned
+    beside the item, not attributes pasted onto it: the model keeps to what its table
+    holds, and needs nothing from this module."""
+
+    item: ReviewItem
+    new_evidence: list[Evidence]  # the new memory's (conflict) or the candidate's
+    old_evidence: list[Evidence]  # the memory it contradicts (conflict); else empty
+    stale: bool  # one of its memories stopped being live: a decision only obsoletes it
+    components: list[dict[str, Any]]  # the promotion score's, as rows (score_components)
+    earlier: Side | None = None  # a conflict's sides, by when each was said
+    later: Side | None = None
+    compare: str = ""  # the two sides compared, in a sentence
+    effects: dict[str, str] = field(default_factory=dict)  # the queue page's: decision_effects
+    outcome: str = ""  # the decide page's, once decided: what the decision did
+
+
+def review_cards(items: list[ReviewItem]) -> list[ReviewCard]:
+    """Each item as a card: its memories' evidence (events, oldest first), whether it
+    still applies, its score's components and, for a conflict, its two sides compared.
+    The evidence of every item in one query."""
+    ids = {i.memory_id for i in items} | {i.other_memory_id for i in items if i.other_memory_id}
+    by_memory: dict = defaultdict(list)
+    for evidence in (
+        Evidence.objects.filter(memory_id__in=ids)
+        .select_related("event")
+        .order_by("event__observed_at")
+    ):
+        by_memory[evidence.memory_id].append(evidence)
+    return [_card(item, by_memory) for item in items]
+
+
+def _card(item: ReviewItem, by_memory: dict) -> ReviewCard:
+    new_evidence = by_memory[item.memory_id]
+    old_evidence = by_memory[item.other_memory_id] if item.other_memory_id else []
+    card = ReviewCard(
+        item=item,
+        new_evidence=new_evidence,
+        old_evidence=old_evidence,
+        stale=any(
+            m is not None and m.status not in LIVE_STATUSES
+            for m in (item.memory, item.other_memory)
+        ),
+        components=score_components(item.score_components),
+    )
+    if item.type == ReviewItem.Type.CONFLICT and item.other_memory is not None:
+        earlier, later = conflict_sides(item, new_evidence, old_evidence)
+        card = replace(card, earlier=earlier, later=later, compare=_compare(earlier, later))
+    return card
+
+
+def conflict_sides(
+    item: ReviewItem, new_evidence: list[Evidence], old_evidence: list[Evidence]
+) -> tuple[Side, Side]:
     """(earlier, more recent) by when each thing was said (``observed_at``), not by when it
     was recorded: an import recorded today of something said in October is the earlier."""
     new, old = item.memory, item.other_memory
     assert old is not None  # a conflict has two sides (review_conflict_has_other)
-    keep_new = Side(new, item.new_evidence, "", ReviewItem.Decision.ACCEPT_NEW)
-    keep_old = Side(old, item.old_evidence, "", ReviewItem.Decision.KEEP_OLD)
+    keep_new = Side(new, new_evidence, "", ReviewItem.Decision.ACCEPT_NEW)
+    keep_old = Side(old, old_evidence, "", ReviewItem.Decision.KEEP_OLD)
     # On the same instant, the one recorded later is the more recent.
     earlier, later = (
         (keep_new, keep_old) if new.observed_at < old.observed_at else (keep_old, keep_new)
@@ -131,29 +320,3 @@ def score_components(components: dict) -> list[dict[str, Any]]:
 
 def _label(name: str) -> str:
     return str(name).replace("_", " ").capitalize()
-
-
-def open_disputes(client) -> dict[str, list[Memory]]:
-    """Memory id → the memories it contradicts in a conflict still waiting for a person,
-    for ``client``: only pairs whose two memories are both current (one forgotten or
-    expired meanwhile disputes nothing)."""
-    now = timezone.now()
-    items = (
-        ReviewItem.objects.filter(
-            client_id=client.pk, type=ReviewItem.Type.CONFLICT, state=ReviewItem.State.OPEN
-        )
-        .select_related("memory", "other_memory")
-        .order_by("created_at", "pk")  # the oldest dispute named first
-    )
-    rivals: dict[str, list[Memory]] = defaultdict(list)
-    for item in items:
-        pair = (item.memory, item.other_memory)
-        if all(m is not None and _current(m, now) for m in pair):
-            new, old = pair
-            rivals[str(new.pk)].append(old)
-            rivals[str(old.pk)].append(new)
-    return dict(rivals)
-
-
-def _current(memory: Memory, now) -> bool:
-    return memory.is_current(now)

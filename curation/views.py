@@ -3,6 +3,7 @@ or in bulk. The decisions go through the same service as the API."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -23,9 +24,8 @@ from curation.forms import (
     QueueFilterForm,
 )
 from curation.models import ReviewItem
-from curation.queue import clients_with_open_items, decision_effects
-from curation.queue import open_items as queue_items
-from curation.selectors import with_evidence
+from curation.selectors import clients_with_open_items, decision_effects, review_cards
+from curation.selectors import open_items as queue_items
 from curation.services.review import review_decide
 from memories import permissions
 from memories.errors import DomainError
@@ -69,7 +69,9 @@ def _queue(request, item_type: str, bulk_form: BulkDecisionForm | None = None, *
         "type": item_type,
         "counts": counts,
         "page": page,
-        "items": [_with_effects(i) for i in with_evidence(list(page))],
+        "cards": [
+            replace(card, effects=decision_effects(card.item)) for card in review_cards(list(page))
+        ],
         "filter_form": filter_form,
         "filter_qs": urlencode({"type": item_type, **filter_form.kept()}),
         "recent": recent,
@@ -78,11 +80,6 @@ def _queue(request, item_type: str, bulk_form: BulkDecisionForm | None = None, *
         "selected": {str(pk) for pk in bulk_form["items"].value() or []} if bulk_form else set(),
         **extra,
     }
-
-
-def _with_effects(item: ReviewItem) -> ReviewItem:
-    item.effects = decision_effects(item)
-    return item
 
 
 @login_required
@@ -118,8 +115,8 @@ def review_decide_view(request, item_id):
         item = ReviewItem.objects.select_related(
             "client", "memory", "other_memory", "decided_by"
         ).get(pk=item.pk)
-        item.outcome = _outcome(item)
-        context = {"item": with_evidence([item])[0], "error": error}
+        [card] = review_cards([item])
+        context = {"card": replace(card, outcome=_outcome(item)), "error": error}
         # The card in place, and the tab counts out of band.
         counts = {"counts": _open_counts(request.user), "oob": True}
         return HttpResponse(
@@ -160,8 +157,10 @@ def _decision_for(item: ReviewItem, chosen: str) -> str:
     """The bulk bar's "keep the earlier / the more recent" as this item's decision."""
     if chosen not in (KEEP_EARLIER, KEEP_LATER):
         return chosen
-    [item] = with_evidence([item])
-    return (item.earlier if chosen == KEEP_EARLIER else item.later).keep
+    [card] = review_cards([item])
+    side = card.earlier if chosen == KEEP_EARLIER else card.later
+    assert side is not None  # the bulk bar offers these two for conflicts only
+    return side.keep
 
 
 @login_required

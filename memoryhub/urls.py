@@ -4,7 +4,8 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from curation import urls as curation_urls
+from curation import urls as curation_pages
+from curation.api import urls as curation_api
 from mcp_server.views import mcp_needs_asgi
 from memories import urls as memory_pages
 from memories.api import urls as memory_api
@@ -25,10 +26,10 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("metrics", metrics_view, name="metrics"),
     path("api/v1/", include((memory_api.api_urlpatterns + profile_api.api_urlpatterns, "api"))),
-    path("api/v1/", include((curation_urls.api_urlpatterns, "curation_api"))),
+    path("api/v1/", include((curation_api.api_urlpatterns, "curation_api"))),
     path("", include((memory_pages.page_urlpatterns, "memories"))),
     path("", include((profile_pages.page_urlpatterns, "profiles"))),
-    path("review/", include((curation_urls.page_urlpatterns, "curation"))),
+    path("review/", include((curation_pages.page_urlpatterns, "curation"))),
     # Only reached under WSGI: the ASGI application routes /mcp/ to the MCP transport.
     path("mcp/", mcp_needs_asgi, name="mcp"),
 ]

@@ -67,7 +67,7 @@ def test_queue_permissions(client, personas, conflict, persona):
     assert db_state() == before
     if response.status_code == 200:
         assert "curation/review_queue.html" in [t.name for t in response.templates]
-        assert [i.pk for i in response.context["items"]] == [conflict.pk]
+        assert [c.item.pk for c in response.context["cards"]] == [conflict.pk]
 
 
 def test_queue_shows_conflicts_side_by_side_with_evidence(client, personas, conflict):
@@ -103,7 +103,7 @@ def test_another_tenants_items_are_not_listed(client, personas):
     factories.ReviewItemFactory.create(memory=foreign)
     client.force_login(personas.supervisor)
     response = client.get(reverse("curation:queue"))
-    assert response.context["items"] == []
+    assert response.context["cards"] == []
     assert "No conflicts are waiting." in response.content.decode()
 
 
@@ -323,8 +323,8 @@ def test_a_scored_promotion_shows_each_component_with_its_weight(client, persona
     )
     client.force_login(personas.supervisor)
     response = client.get(reverse("curation:queue"), {"type": "promotion"})
-    (item,) = response.context["items"]
-    rows = [(c["name"], c.get("value"), c.get("weight"), c.get("text")) for c in item.components]
+    (card,) = response.context["cards"]
+    rows = [(c["name"], c.get("value"), c.get("weight"), c.get("text")) for c in card.components]
     assert rows == [
         ("Repetition", 1.0, 0.30, None),
         ("Usage", 0.5, 0.20, None),

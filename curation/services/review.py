@@ -8,6 +8,10 @@ means the old one becomes superseded, never that it is rewritten.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 from django.db import transaction
 from django.db.models import F, Q
@@ -117,65 +121,12 @@ def conflict_decide(
         item.refresh_from_db()
         return item
 
-    now = timezone.now()
-    invalidated: Memory | None = None
-    if decision == ReviewItem.Decision.ACCEPT_NEW:
-        invalidated = _invalidate(old, Status.SUPERSEDED, f"superseded by {new.pk} in review", now)
-        _relate(new, old, RelationType.UPDATES, actor, reason)
-        if old.tier == Tier.CORE and new.tier != Tier.CORE:
-            # The core budget wins over the inheritance; a supervisor can move it later.
-            with contextlib.suppress(CoreTierFull):
-                memory_set_tier(
-                    memory=new,
-                    tier=Tier.CORE,
-                    actor=actor,
-                    actor_label=label,
-                    reason=f"takes the core place of {old.pk} (review {item.pk})",
-                )
-    elif decision == ReviewItem.Decision.KEEP_OLD:
-        invalidated = _invalidate(new, Status.SUPERSEDED, f"rejected in review: {old.pk} kept", now)
-    elif decision == ReviewItem.Decision.MERGE:
-        invalidated = _invalidate(new, Status.MERGED, f"merged into {old.pk} in review", now)
-        Memory.objects.filter(pk=new.pk).update(canonical=old)
-        _relate(new, old, RelationType.MERGED_INTO, actor, reason)
-        _move_evidence(source=new, target=old)
+    settling = _Settling(item, new, old, actor, label, reason, timezone.now())
+    invalidated = _DECISIONS[decision](settling)
 
-    decision_record(item, decision=decision, actor=actor, reason=reason, now=now)
-    audit(
-        tenant_id=item.tenant_id,
-        actor=actor,
-        actor_label=label,
-        action="review.decide",
-        object_type="review_item",
-        object_id=item.pk,
-        reason=reason,
-        data={
-            "type": item.type,
-            "decision": decision,
-            "memory": str(new.pk),
-            "other": str(old.pk),
-            "invalidated": str(invalidated.pk) if invalidated else None,
-        },
-    )
+    decision_record(item, decision=decision, actor=actor, reason=reason, now=settling.now)
+    _audit_decision(settling, decision, invalidated)
     if invalidated is not None:
-        # On the memory itself too, so its page can say who took it out of the answers,
-        # for what and why.
-        kept = old if invalidated is new else new
-        audit(
-            tenant_id=item.tenant_id,
-            actor=actor,
-            actor_label=label,
-            action="memory.invalidate",
-            object_type="memory",
-            object_id=invalidated.pk,
-            reason=reason,
-            data={
-                "status": invalidated.status,
-                "decision": decision,
-                "kept": str(kept.pk),
-                "review_item": str(item.pk),
-            },
-        )
         _mark_obsolete(
             list(
                 ReviewItem.objects.select_for_update()
@@ -189,6 +140,108 @@ def conflict_decide(
     # The profile quotes live memories: the next read rebuilds it (see staleness).
     clients_mark_profile_stale(client_ids=[item.client_id])
     return item
+
+
+@dataclass(frozen=True)
+class _Settling:
+    """A conflict being decided: what each decision's helper needs, passed as one value
+    so the four helpers read alike and the audit rows all say the same who, why and when."""
+
+    item: ReviewItem
+    new: Memory
+    old: Memory
+    actor: Any
+    actor_label: str
+    reason: str
+    now: datetime
+
+
+def _accept_new(s: _Settling) -> Memory:
+    """The old memory is superseded; the new one updates it and, when the old one was in
+    the core tier, takes its place there if there is room."""
+    invalidated = _invalidate(
+        s.old, Status.SUPERSEDED, f"superseded by {s.new.pk} in review", s.now
+    )
+    _relate(s.new, s.old, RelationType.UPDATES, s.actor, s.reason)
+    if s.old.tier == Tier.CORE and s.new.tier != Tier.CORE:
+        # The core budget wins over the inheritance; a supervisor can move it later.
+        with contextlib.suppress(CoreTierFull):
+            memory_set_tier(
+                memory=s.new,
+                tier=Tier.CORE,
+                actor=s.actor,
+                actor_label=s.actor_label,
+                reason=f"takes the core place of {s.old.pk} (review {s.item.pk})",
+            )
+    return invalidated
+
+
+def _keep_old(s: _Settling) -> Memory:
+    """The new memory is rejected (superseded); the old one stays as it is."""
+    return _invalidate(s.new, Status.SUPERSEDED, f"rejected in review: {s.old.pk} kept", s.now)
+
+
+def _keep_both(s: _Settling) -> None:
+    """Nothing changes but the item: the two do not really contradict each other."""
+    return None
+
+
+def _merge(s: _Settling) -> Memory:
+    """The new memory is merged into the old one, whose evidence grows by its events."""
+    invalidated = _invalidate(s.new, Status.MERGED, f"merged into {s.old.pk} in review", s.now)
+    Memory.objects.filter(pk=s.new.pk).update(canonical=s.old)
+    _relate(s.new, s.old, RelationType.MERGED_INTO, s.actor, s.reason)
+    _move_evidence(source=s.new, target=s.old)
+    return invalidated
+
+
+# Each decision → its helper, which returns the memory it took out of the answers (if any).
+_DECISIONS: dict[str, Callable[[_Settling], Memory | None]] = {
+    ReviewItem.Decision.KEEP_OLD: _keep_old,
+    ReviewItem.Decision.ACCEPT_NEW: _accept_new,
+    ReviewItem.Decision.KEEP_BOTH: _keep_both,
+    ReviewItem.Decision.MERGE: _merge,
+}
+
+
+def _audit_decision(s: _Settling, decision: str, invalidated: Memory | None) -> None:
+    """The decision in the audit trail: on the review item, and on the memory it took out
+    of the answers (if any), so that memory's page can say who did it, for what and why.
+    Both rows carry the same who, on whose behalf and why."""
+    common = {
+        "tenant_id": s.item.tenant_id,
+        "actor": s.actor,
+        "actor_label": s.actor_label,
+        "reason": s.reason,
+    }
+    audit(
+        **common,
+        action="review.decide",
+        object_type="review_item",
+        object_id=s.item.pk,
+        data={
+            "type": s.item.type,
+            "decision": decision,
+            "memory": str(s.new.pk),
+            "other": str(s.old.pk),
+            "invalidated": str(invalidated.pk) if invalidated else None,
+        },
+    )
+    if invalidated is None:
+        return
+    kept = s.old if invalidated is s.new else s.new
+    audit(
+        **common,
+        action="memory.invalidate",
+        object_type="memory",
+        object_id=invalidated.pk,
+        data={
+            "status": invalidated.status,
+            "decision": decision,
+            "kept": str(kept.pk),
+            "review_item": str(s.item.pk),
+        },
+    )
 
 
 def _ensure_open(item: ReviewItem) -> None:

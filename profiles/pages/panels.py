@@ -16,7 +16,7 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from curation.queue import open_conflicts
+from curation.selectors import open_conflicts
 from memories import permissions
 from memories.models import Evidence
 from memories.selectors.contradictions import contradictory_facts

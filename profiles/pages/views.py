@@ -24,7 +24,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django_htmx.http import push_url
 
-from curation.queue import open_conflict_count
+from curation.selectors import open_conflict_count
 from memories import permissions
 from memories.models import Client, Event, Memory, unexpired
 from memories.pages.forms import STATUS_LIVE, MemoryFilterForm

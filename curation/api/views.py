@@ -1,7 +1,8 @@
-"""GET /api/v1/review/ and /api/v1/review/{id}/: the review queue for scripts and agents'
-supervisors, beside the decide call (``curation.api``): the open items, filtered, sorted
-and paged as the page shows them (``curation.queue``), and one item with both memories
-and their evidence. The same base view, item shape and permissions as the decide call."""
+"""The review queue for scripts and agents' supervisors: GET /api/v1/review/ (the open
+items, filtered, sorted and paged as the page shows them, ``curation.selectors``), GET
+/api/v1/review/{id}/ (one item with both memories and their evidence) and POST
+/api/v1/review/{id}/decide/ (through the same service as the page's buttons). One module:
+the three calls share a base view, an item shape and the decide call's permissions."""
 
 from __future__ import annotations
 
@@ -9,106 +10,38 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
-from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
-from curation.api import DECIDED_EXAMPLE, ReviewItemOutSerializer, review_item_data
+from curation.api.serializers import (
+    DecisionInSerializer,
+    QueueInSerializer,
+    QueueItemDetailSerializer,
+    QueueOutSerializer,
+    ReviewItemOutSerializer,
+    queue_item_data,
+    review_item_data,
+    review_memory_data,
+)
 from curation.models import ReviewItem
-from curation.queue import DEFAULT_SORT, SORTS, open_items
-from curation.selectors import with_evidence
+from curation.selectors import open_items, review_cards
+from curation.services.review import review_decide
 from memories import permissions
 from memories.api import docs
-from memories.api.base import BaseApiView, tenant_of
-from memories.api.fields import StrictCharField, StrictSerializer
-from memories.api.outputs import memory_detail_data
-from memories.api.shapes import MemoryDetailSerializer
-from memories.models import Kind
+from memories.api.base import BaseApiView, actor_label, tenant_of
+from memories.api.errors import error_body
 
-
-class QueueInSerializer(StrictSerializer):
-    client = StrictCharField(max_length=200, required=False, help_text="A client's reference.")
-    type = serializers.ChoiceField(choices=ReviewItem.Type.choices, required=False)
-    kind = serializers.ChoiceField(
-        choices=Kind.choices, required=False, help_text="The kind of the item's memory."
-    )
-    min_score = serializers.FloatField(
-        min_value=0.0, max_value=1.0, required=False, help_text="Promotions scored this or more."
-    )
-    sort = serializers.ChoiceField(
-        choices=list(SORTS),
-        default=DEFAULT_SORT,
-        help_text="recommended (recommended promotions first, then by score, newest first), "
-        "score, newest or oldest.",
-    )
-    page = serializers.IntegerField(min_value=1, max_value=1_000_000, default=1)
-    page_size = serializers.IntegerField(min_value=1, max_value=100, default=20)
-
-
-class QueueItemSerializer(ReviewItemOutSerializer):
-    client = serializers.CharField(help_text="The client's reference.")
-    score = serializers.FloatField(allow_null=True)
-    recommended = serializers.BooleanField()
-    summary = serializers.CharField()
-    created_at = serializers.DateTimeField()
-
-
-class QueueOutSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
-    page = serializers.IntegerField()
-    pages = serializers.IntegerField()
-    next = serializers.IntegerField(allow_null=True, help_text="The next page's number.")
-    previous = serializers.IntegerField(allow_null=True)
-    results = QueueItemSerializer(many=True)
-
-
-class ReviewEvidenceSerializer(serializers.Serializer):
-    event = serializers.UUIDField()
-    external_id = serializers.CharField()
-    observed_at = serializers.DateTimeField()
-    role = serializers.CharField()
-    speaker = serializers.CharField()
-    content = serializers.CharField(help_text="What the event said.")
-
-
-class ReviewMemorySerializer(MemoryDetailSerializer):
-    evidence = ReviewEvidenceSerializer(many=True)  # type: ignore[assignment]
-
-
-class QueueItemDetailSerializer(QueueItemSerializer):
-    score_components = serializers.DictField()
-    memory_detail = ReviewMemorySerializer(help_text="The new memory, or the candidate.")
-    other_memory_detail = ReviewMemorySerializer(
-        allow_null=True, help_text="The memory it contradicts (conflicts only)."
-    )
-
-
-def queue_item_data(item: ReviewItem) -> dict:
-    return {
-        **review_item_data(item),
-        "client": item.client.external_ref,
-        "score": item.score,
-        "recommended": item.recommended,
-        "summary": item.summary,
-        "created_at": item.created_at.isoformat(),
-    }
-
-
-def _memory_data(memory, evidence) -> dict:
-    rows = [
-        {
-            "event": str(e.event_id),
-            "external_id": e.event.external_id,
-            "observed_at": e.event.observed_at,
-            "role": e.role,
-            "speaker": e.event.speaker,
-            "content": e.event.content,
-        }
-        for e in evidence
-    ]
-    return memory_detail_data(memory, evidence=rows, relations=[])
-
-
+DECIDED_EXAMPLE = {
+    "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+    "type": "conflict",
+    "state": "decided",
+    "decision": "accept_new",
+    "reason": "The client confirmed it by phone.",
+    "memory": docs.MEMORY_ID,
+    "other_memory": docs.OLD_ID,
+    "decided_by": "supervisor",
+    "decided_at": "2026-11-30T16:39:00+00:00",
+}
 _OPEN = {
     **DECIDED_EXAMPLE,
     "state": "open",
@@ -227,13 +160,63 @@ class ReviewItemApi(BaseApiView):
             .filter(pk=item.pk)
             .get()
         )
-        (item,) = with_evidence([item])
+        (card,) = review_cards([item])
         other = item.other_memory
         return Response(
             {
                 **queue_item_data(item),
                 "score_components": item.score_components or {},
-                "memory_detail": _memory_data(item.memory, item.new_evidence),
-                "other_memory_detail": _memory_data(other, item.old_evidence) if other else None,
+                "memory_detail": review_memory_data(item.memory, card.new_evidence),
+                "other_memory_detail": (
+                    review_memory_data(other, card.old_evidence) if other else None
+                ),
             }
         )
+
+
+class ReviewDecideApi(BaseApiView):
+    @extend_schema(
+        request=DecisionInSerializer,
+        parameters=[
+            OpenApiParameter(
+                "item_id",
+                type=OpenApiTypes.UUID,
+                location=OpenApiParameter.PATH,
+                description="The review item's id (a UUID), as the review queue shows it.",
+                examples=[OpenApiExample("a review item", value=DECIDED_EXAMPLE["id"])],
+            )
+        ],
+        examples=[
+            docs.request_example(
+                "accept the newer statement",
+                {"decision": "accept_new", "reason": "The client confirmed it by phone."},
+            )
+        ],
+        responses={
+            **docs.ok(ReviewItemOutSerializer, "decided", DECIDED_EXAMPLE),
+            **docs.errors(400, 401, 403, 404, 409, 413, 429),
+        },
+        summary="Decide a conflict or a promotion waiting in the review queue",
+        operation_id="review_decide",
+    )
+    def post(self, request, item_id):
+        """A supervisor's decision. 409 when the item was already closed, or when its
+        memories changed meanwhile (it is then marked obsolete and nothing is decided)."""
+        tenant = tenant_of(request)
+        item = permissions.review_item_for_decision(
+            request.user, ReviewItem.objects.filter(tenant=tenant), item_id
+        )
+        serializer = DecisionInSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        item = review_decide(
+            item=item,
+            decision=serializer.validated_data["decision"],
+            reason=serializer.validated_data["reason"],
+            actor=request.user,
+            actor_label=actor_label(request),
+        )
+        if item.state == ReviewItem.State.OBSOLETE:
+            return Response(
+                error_body("obsolete", f"Nothing was decided: {item.reason}."), status=409
+            )
+        return Response(review_item_data(item))
