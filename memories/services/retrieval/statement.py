@@ -7,21 +7,18 @@ pick.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
 from memories.conf import setting
 from memories.models import (
     LIVE_STATUSES,
-    Client,
-    EmbeddingSpace,
     Memory,
     Status,
     unexpired_sql,
     vector_literal,
 )
 from memories.selectors.filters import Filters
-from memories.services.retrieval.answers import Expected
+from memories.services.retrieval.query import Search
 from memories.services.retrieval.text import (
     BM25_OF_M,
     COVERAGE_JOIN,
@@ -108,28 +105,6 @@ _SCORED = {
 # In the model's field order, the order Memory.from_db expects.
 SCORED_COLUMNS = tuple(f.attname for f in Memory._meta.concrete_fields if f.attname in _SCORED)
 assert len(SCORED_COLUMNS) == len(_SCORED), "a scored column is not a field of Memory"
-
-
-@dataclass(frozen=True)
-class Search:
-    """What the statement is built from."""
-
-    client: Client
-    space: EmbeddingSpace | None  # None for a text-only search
-    vector: object  # the query's vector in ``space``
-    words: str  # the query's words, space-separated ('' for none)
-    speakers: tuple[str, ...]  # the people the query names, lower case
-    expected: Expected  # what kind of answer the query asks for (retrieval.answers)
-    text_config: str  # the tenant's regconfig: queries are read in it, and in the client's
-    filters: Filters
-    weights: dict
-    now: datetime
-    k: int
-    # Encrypted tenant: ``words`` are blind tokens, and these (configuration, token, word
-    # position) each reading of the query's words (``blind.query_tokens``); None: words.
-    blind_readings: tuple[tuple[str, str, int], ...] | None = None
-    # The days the query asks about ("in April 2022"), if it names them.
-    window: Window | None = None
 
 
 def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:

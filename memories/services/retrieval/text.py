@@ -10,7 +10,7 @@ from memories.conf import setting
 from memories.languages import ALL_CONFIGS
 
 if TYPE_CHECKING:
-    from memories.services.retrieval.statement import Search
+    from memories.services.retrieval.query import Search
 
 # BM25 (Robertson's k1 and b; b low, as statements vary less in length than documents),
 BM25_K1, BM25_B = 1.2, 0.4
