@@ -1,6 +1,5 @@
-"""SQL text that carries its own parameters, so that fragments compose without anyone
-counting ``%s``: a parameter travels with the text it stands in, and a statement built from
-fragments has its parameters in the order its text names them (issue #28)."""
+"""SQL text that carries its parameters: fragments compose without anyone counting ``%s``,
+and a statement built of them binds its values in the order its text names them."""
 
 from __future__ import annotations
 
@@ -24,10 +23,10 @@ class Sql:
         return Sql(self.text + other.text, self.params + other.params)
 
     def join(self, parts: Iterable[Sql]) -> Sql:
-        """The parts with this (parameterless) separator between them, like ``str.join``."""
-        parts = list(parts)
+        """The parts with this separator between them, like ``str.join``."""
         if self.params:
             raise ValueError("a separator takes no parameters")
+        parts = list(parts)
         return Sql(
             self.text.join(part.text for part in parts),
             tuple(value for part in parts for value in part.params),
@@ -36,11 +35,10 @@ class Sql:
 
 def sql(template: str, /, **values: object) -> Sql:
     """``template`` with each ``{name}`` filled in: a ``Sql`` value by its text and its
-    parameters, any other value by a parameter (``%s``) bound to it, once per mention.
-    The template holds no ``%s`` of its own: a parameter is named where it goes."""
+    parameters, any other value by a ``%s`` bound to it (once per mention). A parameter is
+    named where it goes: the template holds no ``%s`` of its own."""
     text: list[str] = []
     params: list[object] = []
-    used: set[str] = set()
     for literal, name, spec, conversion in Formatter().parse(template):
         if "%s" in literal:
             raise ValueError(f"name the parameter instead of %s: {literal!r}")
@@ -50,13 +48,12 @@ def sql(template: str, /, **values: object) -> Sql:
         if spec or conversion:
             raise ValueError(f"{{{name}}} takes no format: {template!r}")
         value = values[name]
-        used.add(name)
         if isinstance(value, Sql):
             text.append(value.text)
             params.extend(value.params)
         else:
             text.append("%s")
             params.append(value)
-    if unused := set(values) - used:
+    if unused := set(values) - {name for _, name, _, _ in Formatter().parse(template)}:
         raise ValueError(f"not in the template: {sorted(unused)}")
     return Sql("".join(text), tuple(params))

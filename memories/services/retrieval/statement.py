@@ -19,10 +19,10 @@ from memories.models import (
 )
 from memories.selectors.filters import Filters
 from memories.services.retrieval.query import Search
+from memories.services.retrieval.sql import Sql
 from memories.services.retrieval.text import (
-    BM25_OF_M,
     COVERAGE_JOIN,
-    bm25_params,
+    bm25_of_m,
     text_ctes,
     text_scaled,
 )
@@ -203,7 +203,17 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
                 )
             )
     if search.words:
-        ctes += text_ctes(search, where, where_params)
+        ctes += [
+            (cte.text, list(cte.params))
+            for cte in text_ctes(
+                client=search.client.pk,
+                words=search.words,
+                blind_readings=search.blind_readings,
+                text_config=search.text_config,
+                where=Sql(where, tuple(where_params)),
+                pool=pool,
+            )
+        ]
         sources.append(("SELECT id FROM text_pool", []))
     if not sources:
         return "", []
@@ -219,9 +229,9 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
         # turn it answers, each term weighed by its rarity among the client's memories; then
         # scaled so the best candidate scores 1. ``coverage``: the share of the query's
         # weight (its rare words weigh most) that the memory holds, for the relevance floor.
-        text, text_params = BM25_OF_M, bm25_params()
+        text, text_params = bm25_of_m().text, list(bm25_of_m().params)
         coverage, text_total = "coalesce(coverage.share, 0)", "coverage.total"
-        coverage_join = COVERAGE_JOIN
+        coverage_join = COVERAGE_JOIN.text
     else:
         text, text_params, coverage = "0::float8", [], "0::float8"
         text_total, coverage_join = "NULL::float8", ""
@@ -256,7 +266,7 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
         f"AS c_answer, {_WINDOW_SQL} AS c_window, "
         "(m.expires_at IS NOT NULL AND m.expires_at <= %s)::int::float8 AS c_past "
         f"FROM pool JOIN memories_memory m ON m.id = pool.id {coverage_join} {join}), "
-        f"scored AS (SELECT *, {text_scaled() if search.words else '0::float8'} AS c_text "
+        f"scored AS (SELECT *, {text_scaled().text if search.words else '0::float8'} AS c_text "
         "FROM raw), "
         f"best AS MATERIALIZED (SELECT *, {base} AS base FROM scored "
         "ORDER BY base DESC, id LIMIT %s) "
