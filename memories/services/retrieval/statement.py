@@ -311,15 +311,7 @@ def _components(search: Search) -> Sql:
 def _in_window(window: Window | None) -> Sql:
     """In the query's window: 1 inside, 0.5 within its slack either side, else 0 (and 0 for
     all when the query names no days)."""
-    first, last, slack = (
-        (None, None, None)
-        if window is None
-        else (
-            window.first,
-            window.last,
-            window.slack,
-        )
-    )
+    first, last, slack = (window.first, window.last, window.slack) if window else (None,) * 3
     return sql(
         "(CASE WHEN {first}::date IS NULL THEN 0 "
         "WHEN {happened} BETWEEN {first}::date AND {last}::date THEN 1 "
@@ -335,9 +327,10 @@ def _in_window(window: Window | None) -> Sql:
 def _base(weights: dict) -> Sql:
     """The weighted sum of the components; a penalty's weight is subtracted."""
     return Sql(" + ").join(
-        Sql(
-            f"%s * c_{name}",
-            (float(weights.get(name, 0.0)) * (-1 if name in PENALTIES else 1),),
+        sql(
+            "{weight} * {component}",
+            weight=float(weights.get(name, 0.0)) * (-1 if name in PENALTIES else 1),
+            component=Sql(f"c_{name}"),
         )
         for name in COMPONENTS
     )
