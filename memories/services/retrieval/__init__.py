@@ -42,6 +42,7 @@ from django.utils import timezone
 from memories.conf import setting
 from memories.crypto import blind
 from memories.db import bound_cursor
+from memories.selectors.filters import Filters
 from memories.selectors.memory import EVIDENCE_SQL, evidence_grouped
 from memories.services.embedding import providers as embeddings
 from memories.services.embedding import spaces
@@ -51,7 +52,6 @@ from memories.services.retrieval.pick import CONTENT_HASH, ID, Candidate, Hit, s
 from memories.services.retrieval.statement import (
     COMPONENTS,
     SCORED_COLUMNS,
-    Filters,
     Search,
     candidates_statement,
 )

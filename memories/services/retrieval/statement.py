@@ -7,25 +7,17 @@ pick.
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from memories.conf import setting
-from memories.models import (
-    LIVE_STATUSES,
-    Memory,
-    Status,
-    unexpired_sql,
-    vector_literal,
-)
-from memories.selectors.filters import Filters
+from memories.models import EmbeddingSpace, Memory, Status, vector_literal
 from memories.services.retrieval.query import Search
+from memories.services.retrieval.sql import Sql, sql
 from memories.services.retrieval.text import (
-    BM25_OF_M,
     COVERAGE_JOIN,
-    bm25_params,
+    bm25_of_m,
     text_ctes,
     text_scaled,
 )
+from memories.services.retrieval.where import HAPPENED, filter_sql
 from memories.services.retrieval.window import Window
 
 COMPONENTS = (
@@ -121,235 +113,257 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
     says ``short`` when fewer than ``SELECTION_DEPTH × k`` of them were live. The thorough one
     filters while it scans and, should the approximate index still come back short,
     compares the client's rows one by one; it never says ``short``.
+
+    Each part below returns its text with its parameters (``Sql``): the statement's
+    parameters are in the order its text names them, whatever the parts.
     """
-    k, pool = search.k, max(4 * search.k, FLOOR_POOL)
-    where, where_params = _filter_sql(search.filters, search.now)
-    # (sql, params) pairs: CTEs come first in the statement, then the union's members.
-    ctes: list[tuple[str, list]] = []
-    sources: list[tuple[str, list]] = []
-    short, short_params = "false", []
-    space = search.space
-    if space is not None:
-        # The query vector travels once; the places that compare with it read it from
-        # here (an InitPlan: the HNSW scan still orders by it).
+    pool = max(4 * search.k, FLOOR_POOL)
+    where = filter_sql(search.filters, search.now)
+    ctes: list[Sql] = []
+    sources: list[Sql] = []
+    short = Sql("false")
+    if (space := search.space) is not None:
         ctes.append(
-            (
-                f"query_vector AS (SELECT (%s)::{space.vector_type} AS v)",
-                [vector_literal(search.vector)],
+            sql(
+                "query_vector AS (SELECT ({vector})::{type} AS v)",
+                vector=vector_literal(search.vector),
+                type=Sql(space.vector_type),
             )
         )
-        against = "(SELECT v FROM query_vector)"
-        distance = space.distance_sql(against)
-        if not thorough:
-            # The pool's nearest vectors from the embedding table alone (no memory row read
-            # per vector looked at), then the live ones among them: exactly the nearest
-            # live memories, as many as there are (any live one further away is further
-            # than all). Enough when they fill what the pick looks at (SELECTION_DEPTH × k);
-            # an HNSW scan costs in proportion to the rows it returns (measured at 1M: 2.3
-            # ms for 40 rows of a large client, 4.4 ms for 80).
-            ctes.append(
-                (
-                    "nearby AS MATERIALIZED (SELECT e.memory_id AS id "  # noqa: S608
-                    "FROM memories_memoryembedding e "
-                    f"WHERE e.space_id = %s AND e.client_id = %s ORDER BY {distance} LIMIT %s)",
-                    [space.pk, search.client.pk, pool],
-                )
-            )
-            ctes.append(
-                (
-                    "nearest AS MATERIALIZED (SELECT n.id FROM nearby n "  # noqa: S608
-                    f"JOIN memories_memory m ON m.id = n.id WHERE {where})",
-                    where_params,
-                )
-            )
-            # Short: too few were live, and the client has more vectors than were read
-            # (all of them, or an HNSW scan that gave up early: hnsw.max_scan_tuples).
-            short = (
-                "(SELECT count(*) FROM nearest) < %s AND EXISTS (SELECT 1 "
-                "FROM memories_memoryembedding e WHERE e.space_id = %s AND e.client_id = %s "
-                "OFFSET (SELECT count(*) FROM nearby) LIMIT 1)"
-            )
-            short_params = [SELECTION_DEPTH * k, space.pk, search.client.pk]
-            sources.append(("SELECT id FROM nearest", []))
+        if thorough:
+            ctes.append(_nearest_filtered(search, space, where, pool))
+            sources.append(Sql("SELECT id FROM nearest"))
+            sources.append(_nearest_exact(search, space, where, pool))
         else:
-            ctes.append(
-                (
-                    "nearest AS MATERIALIZED (SELECT e.memory_id AS id "  # noqa: S608
-                    "FROM memories_memoryembedding e "
-                    "JOIN memories_memory m ON m.id = e.memory_id "
-                    f"WHERE e.space_id = %s AND e.client_id = %s AND {where} "
-                    f"ORDER BY {distance} LIMIT %s)",
-                    [space.pk, search.client.pk, *where_params, pool],
-                )
-            )
-            sources.append(("SELECT id FROM nearest", []))
-            # An approximate index can come back short: a graph crowded with identical
-            # vectors (one sentence said by many clients) may strand the scan far from
-            # this client's rows. Then, and only then, the client's rows are compared one
-            # by one (the uncorrelated condition skips the branch without running it).
-            client_id = search.client.pk
-            sources.append(
-                (
-                    # OFFSET 0 keeps the distances a subquery of their own: the sort then
-                    # moves (id, distance) pairs, not whole vectors.
-                    "SELECT id FROM (SELECT d.id FROM (SELECT e.memory_id AS id, "  # noqa: S608
-                    f"e.vector <=> {against}::vector AS distance "
-                    "FROM memories_memoryembedding e "
-                    "WHERE e.space_id = %s AND e.client_id = %s OFFSET 0) d "
-                    f"JOIN memories_memory m ON m.id = d.id WHERE m.client_id = %s AND {where} "
-                    "ORDER BY d.distance LIMIT %s) exact "
-                    "WHERE (SELECT count(*) FROM nearest) < %s",
-                    [space.pk, client_id, client_id, *where_params, pool, pool],
-                )
-            )
+            ctes += _nearest_then_live(search, space, where, pool)
+            sources.append(Sql("SELECT id FROM nearest"))
+            short = _short(search, space)
     if search.words:
-        ctes += text_ctes(search, where, where_params)
-        sources.append(("SELECT id FROM text_pool", []))
+        ctes += text_ctes(
+            client=search.client.pk,
+            words=search.words,
+            blind_readings=search.blind_readings,
+            text_config=search.text_config,
+            where=where,
+            pool=pool,
+        )
+        sources.append(Sql("SELECT id FROM text_pool"))
     if not sources:
         return "", []
+    statement = sql(
+        "WITH {ctes}pool AS ({union}), raw AS ({raw}), "
+        "scored AS (SELECT *, {text} AS c_text FROM raw), "
+        "best AS MATERIALIZED (SELECT *, {base} AS base FROM scored "
+        "ORDER BY base DESC, id LIMIT {depth}) {best}",
+        ctes=Sql("").join(cte + Sql(", ") for cte in ctes),
+        union=Sql(" UNION ").join(sql("({source})", source=source) for source in sources),
+        raw=_raw(search),
+        text=text_scaled() if search.words else Sql("0::float8"),
+        base=_base(search.weights),
+        depth=SELECTION_DEPTH * search.k,
+        best=_best_rows(short),
+    )
+    return statement.text, list(statement.params)
 
-    if space is not None:
-        semantic = f"greatest(0, 1 - ({space.distance_sql(against)}))"
-    else:
-        semantic = "0::float8"
-    params = [p for _, cte_params in ctes for p in cte_params]
-    params += [p for _, source_params in sources for p in source_params]
-    if search.words:
-        # BM25 over the memory's words, its speaker's name and (at TEXT_CONTEXT_WEIGHT) the
-        # turn it answers, each term weighed by its rarity among the client's memories; then
-        # scaled so the best candidate scores 1. ``coverage``: the share of the query's
-        # weight (its rare words weigh most) that the memory holds, for the relevance floor.
-        text, text_params = BM25_OF_M, bm25_params()
-        coverage, text_total = "coalesce(coverage.share, 0)", "coverage.total"
-        coverage_join = COVERAGE_JOIN
-    else:
-        text, text_params, coverage = "0::float8", [], "0::float8"
-        text_total, coverage_join = "NULL::float8", ""
-    params += text_params
-    params += [search.now, float(setting("RECENCY_HALF_LIFE_DAYS"))]
-    params += [list(search.speakers), list(search.expected.tags), search.expected.when]
-    params += _window_params(search.window)
-    params.append(search.now)
-    join, vector_column = "", "NULL::vector"
-    if space is not None:
-        join = "LEFT JOIN memories_memoryembedding e ON e.memory_id = m.id AND e.space_id = %s"
-        vector_column = "e.vector"
-        params.append(space.pk)
-    base = " + ".join(f"%s * c_{name}" for name in COMPONENTS)
-    params += [
-        float(search.weights.get(name, 0.0)) * (-1 if name in PENALTIES else 1)
-        for name in COMPONENTS
+
+# Where the places that compare with the query vector read it: it travels once, as the
+# CTE query_vector (an InitPlan: the HNSW scan still orders by it).
+_AGAINST = Sql("(SELECT v FROM query_vector)")
+
+
+def _distance(space: EmbeddingSpace) -> Sql:
+    return Sql(space.distance_sql(_AGAINST.text))
+
+
+def _nearest_then_live(search: Search, space: EmbeddingSpace, where: Sql, pool: int) -> list[Sql]:
+    """The quick statement's vector candidates: the pool's nearest vectors from the
+    embedding table alone (no memory row read per vector looked at), then the live ones
+    among them: exactly the nearest live memories, as many as there are (any live one
+    further away is further than all). Enough when they fill what the pick looks at
+    (SELECTION_DEPTH × k); an HNSW scan costs in proportion to the rows it returns
+    (measured at 1M: 2.3 ms for 40 rows of a large client, 4.4 ms for 80)."""
+    return [
+        sql(
+            "nearby AS MATERIALIZED (SELECT e.memory_id AS id FROM memories_memoryembedding e "
+            "WHERE e.space_id = {space} AND e.client_id = {client} "
+            "ORDER BY {distance} LIMIT {pool})",
+            space=space.pk,
+            client=search.client.pk,
+            distance=_distance(space),
+            pool=pool,
+        ),
+        sql(
+            "nearest AS MATERIALIZED (SELECT n.id FROM nearby n "
+            "JOIN memories_memory m ON m.id = n.id WHERE {where})",
+            where=where,
+        ),
     ]
-    params += [SELECTION_DEPTH * k, CLOSE_FLOOR, FLOOR_POOL, *short_params]
-    columns = ", ".join(f"m.{name}" for name in SCORED_COLUMNS)
-    union = " UNION ".join(f"({source})" for source, _ in sources)
-    sql = (
-        f"WITH {''.join(cte + ', ' for cte, _ in ctes)}pool AS ({union}), "  # noqa: S608
-        f"raw AS (SELECT {columns}, {vector_column} AS vector, {semantic} AS c_semantic, "
-        f"{text} AS text_raw, {coverage} AS c_coverage, {text_total} AS text_total, "
-        f"{recency_sql('m.last_seen_at')} AS c_recency, "
+
+
+def _short(search: Search, space: EmbeddingSpace) -> Sql:
+    """Short: too few of the nearest were live, and the client has more vectors than were
+    read (all of them, or an HNSW scan that gave up early: hnsw.max_scan_tuples)."""
+    return sql(
+        "(SELECT count(*) FROM nearest) < {depth} AND EXISTS (SELECT 1 "
+        "FROM memories_memoryembedding e WHERE e.space_id = {space} AND e.client_id = {client} "
+        "OFFSET (SELECT count(*) FROM nearby) LIMIT 1)",
+        depth=SELECTION_DEPTH * search.k,
+        space=space.pk,
+        client=search.client.pk,
+    )
+
+
+def _nearest_filtered(search: Search, space: EmbeddingSpace, where: Sql, pool: int) -> Sql:
+    """The thorough statement's vector candidates: the nearest, filtered while scanning."""
+    return sql(
+        "nearest AS MATERIALIZED (SELECT e.memory_id AS id FROM memories_memoryembedding e "
+        "JOIN memories_memory m ON m.id = e.memory_id "
+        "WHERE e.space_id = {space} AND e.client_id = {client} AND {where} "
+        "ORDER BY {distance} LIMIT {pool})",
+        space=space.pk,
+        client=search.client.pk,
+        where=where,
+        distance=_distance(space),
+        pool=pool,
+    )
+
+
+def _nearest_exact(search: Search, space: EmbeddingSpace, where: Sql, pool: int) -> Sql:
+    """An approximate index can come back short: a graph crowded with identical vectors
+    (one sentence said by many clients) may strand the scan far from this client's rows.
+    Then, and only then, the client's rows are compared one by one (the uncorrelated
+    condition skips the branch without running it). OFFSET 0 keeps the distances a
+    subquery of their own: the sort then moves (id, distance) pairs, not whole vectors."""
+    return sql(
+        "SELECT id FROM (SELECT d.id FROM (SELECT e.memory_id AS id, "
+        "e.vector <=> {against}::vector AS distance FROM memories_memoryembedding e "
+        "WHERE e.space_id = {space} AND e.client_id = {client} OFFSET 0) d "
+        "JOIN memories_memory m ON m.id = d.id WHERE m.client_id = {client} AND {where} "
+        "ORDER BY d.distance LIMIT {pool}) exact WHERE (SELECT count(*) FROM nearest) < {pool}",
+        against=_AGAINST,
+        space=space.pk,
+        client=search.client.pk,
+        where=where,
+        pool=pool,
+    )
+
+
+def _raw(search: Search) -> Sql:
+    """Each candidate's scored columns, its vector (for the close pairs) and its components
+    but text, which ``scored`` scales over all of them. Text: BM25 over the memory's words,
+    its speaker's name and (at TEXT_CONTEXT_WEIGHT) the turn it answers, each term weighed
+    by its rarity among the client's memories. ``coverage``: the share of the query's weight
+    (its rare words weigh most) that the memory holds, for the relevance floor."""
+    space, words = search.space, bool(search.words)
+    return sql(
+        "SELECT {columns}, {vector} AS vector, {semantic} AS c_semantic, "
+        "{text} AS text_raw, {coverage} AS c_coverage, {total} AS text_total, {components} "
+        "FROM pool JOIN memories_memory m ON m.id = pool.id {coverage_join} {embedding}",
+        columns=Sql(", ".join(f"m.{name}" for name in SCORED_COLUMNS)),
+        vector=Sql("NULL::vector" if space is None else "e.vector"),
+        semantic=(
+            Sql("0::float8")
+            if space is None
+            else sql("greatest(0, 1 - ({distance}))", distance=_distance(space))
+        ),
+        text=bm25_of_m() if words else Sql("0::float8"),
+        coverage=Sql("coalesce(coverage.share, 0)" if words else "0::float8"),
+        total=Sql("coverage.total" if words else "NULL::float8"),
+        components=_components(search),
+        coverage_join=COVERAGE_JOIN if words else Sql(""),
+        embedding=(
+            Sql("")
+            if space is None
+            else sql(
+                "LEFT JOIN memories_memoryembedding e ON e.memory_id = m.id "
+                "AND e.space_id = {space}",
+                space=space.pk,
+            )
+        ),
+    )
+
+
+def _components(search: Search) -> Sql:
+    """The components a memory's own row gives: recency to past (COMPONENTS)."""
+    return sql(
+        "{recency} AS c_recency, "
         "coalesce(ln(1 + m.usage_count) / nullif(ln(1 + max(m.usage_count) OVER ()), 0), 0) "
         "AS c_usage, m.confidence::float8 AS c_confidence, m.importance::float8 AS c_importance, "
-        f"{canonicity_sql('m.status')} AS c_canonicity, "
-        "(m.speaker <> '' AND lower(m.speaker) = ANY(%s::text[]))::int::float8 AS c_speaker, "
-        "(m.tags && %s::varchar[] OR (%s AND m.occurred_on IS NOT NULL))::int::float8 "
-        f"AS c_answer, {_WINDOW_SQL} AS c_window, "
-        "(m.expires_at IS NOT NULL AND m.expires_at <= %s)::int::float8 AS c_past "
-        f"FROM pool JOIN memories_memory m ON m.id = pool.id {coverage_join} {join}), "
-        f"scored AS (SELECT *, {text_scaled() if search.words else '0::float8'} AS c_text "
-        "FROM raw), "
-        f"best AS MATERIALIZED (SELECT *, {base} AS base FROM scored "
-        "ORDER BY base DESC, id LIMIT %s) "
-        f"SELECT b.{', b.'.join(SCORED_COLUMNS)}, b.base, b.c_{', b.c_'.join(COMPONENTS)}, "
+        "{canonicity} AS c_canonicity, "
+        "(m.speaker <> '' AND lower(m.speaker) = ANY({speakers}::text[]))::int::float8 "
+        "AS c_speaker, "
+        "(m.tags && {tags}::varchar[] OR ({when} AND m.occurred_on IS NOT NULL))::int::float8 "
+        "AS c_answer, {window} AS c_window, "
+        "(m.expires_at IS NOT NULL AND m.expires_at <= {now})::int::float8 AS c_past",
+        recency=Sql(
+            recency_sql("m.last_seen_at"),
+            (search.now, float(setting("RECENCY_HALF_LIFE_DAYS"))),
+        ),
+        canonicity=Sql(canonicity_sql("m.status")),
+        speakers=list(search.speakers),
+        tags=list(search.expected.tags),
+        when=search.expected.when,
+        window=_in_window(search.window),
+        now=search.now,
+    )
+
+
+def _in_window(window: Window | None) -> Sql:
+    """In the query's window: 1 inside, 0.5 within its slack either side, else 0 (and 0 for
+    all when the query names no days)."""
+    first, last, slack = (window.first, window.last, window.slack) if window else (None,) * 3
+    return sql(
+        "(CASE WHEN {first}::date IS NULL THEN 0 "
+        "WHEN {happened} BETWEEN {first}::date AND {last}::date THEN 1 "
+        "WHEN {happened} BETWEEN {first}::date - {slack}::int AND {last}::date + {slack}::int "
+        "THEN 0.5 ELSE 0 END)::float8",
+        first=first,
+        last=last,
+        slack=slack,
+        happened=HAPPENED,
+    )
+
+
+def _base(weights: dict) -> Sql:
+    """The weighted sum of the components; a penalty's weight is subtracted."""
+    return Sql(" + ").join(
+        sql(
+            "{weight} * {component}",
+            weight=float(weights.get(name, 0.0)) * (-1 if name in PENALTIES else 1),
+            component=Sql(f"c_{name}"),
+        )
+        for name in COMPONENTS
+    )
+
+
+def _best_rows(short: Sql) -> Sql:
+    """The best rows, each with the events it rests on (one result per event: the pick),
+    the others close to it among the best, the relevance figures and ``short``."""
+    return sql(
+        "SELECT {columns}, b.base, {components}, "
         "relevance.best_semantic, relevance.median_semantic, relevance.best_coverage, "
         "relevance.candidates, close.ids, close.cosines, told.events, short.flag FROM best b "
-        # The events each of the best rests on: one result per event (the pick).
         "LEFT JOIN LATERAL (SELECT array_agg(ev.event_id) AS events FROM memories_evidence ev "
         "WHERE ev.memory_id = b.id) told ON true LEFT JOIN "
         "LATERAL (SELECT array_agg(o.id) AS ids, array_agg(o.cosine) AS cosines FROM ("
         "SELECT o.id, 1 - (b.vector <=> o.vector) AS cosine FROM best o "
-        "WHERE o.id <> b.id) o WHERE o.cosine >= %s) close ON true, "
-        # What the relevance floor weighs: the nearest FLOOR_POOL candidates, however many
-        # the search reads for its k (a larger k must not turn "nothing" into an answer).
+        "WHERE o.id <> b.id) o WHERE o.cosine >= {close}) close ON true, "
+        "{relevance} relevance, (SELECT {short} AS flag) short ORDER BY b.base DESC, b.id",
+        columns=Sql(", ".join(f"b.{name}" for name in SCORED_COLUMNS)),
+        components=Sql(", ".join(f"b.c_{name}" for name in COMPONENTS)),
+        close=CLOSE_FLOOR,
+        relevance=_relevance(),
+        short=short,
+    )
+
+
+def _relevance() -> Sql:
+    """What the relevance floor weighs: the nearest FLOOR_POOL candidates, however many the
+    search reads for its k (a larger k must not turn "nothing" into an answer)."""
+    return sql(
         "(SELECT max(n.c_semantic) AS best_semantic, percentile_cont(0.5) WITHIN GROUP "
         "(ORDER BY n.c_semantic) AS median_semantic, (SELECT max(c_coverage) FROM scored) "
         "AS best_coverage, count(*) AS candidates FROM (SELECT c_semantic FROM scored "
-        "ORDER BY c_semantic DESC LIMIT %s) n) relevance, "
-        f"(SELECT {short} AS flag) short "
-        "ORDER BY b.base DESC, b.id"
+        "ORDER BY c_semantic DESC LIMIT {floor_pool}) n)",
+        floor_pool=FLOOR_POOL,
     )
-    return sql, params
-
-
-# When it happened: the day the text gives, else the day it was said (in UTC).
-_HAPPENED = "coalesce(m.occurred_on, (m.observed_at AT TIME ZONE 'UTC')::date)"
-# In the query's window: 1 inside, 0.5 within its slack either side, else 0 (and 0 for all
-# when the query names no days). Parameters: ``_window_params``.
-_WINDOW_SQL = (
-    f"(CASE WHEN %s::date IS NULL THEN 0 WHEN {_HAPPENED} BETWEEN %s::date AND %s::date THEN 1 "
-    f"WHEN {_HAPPENED} BETWEEN %s::date - %s::int AND %s::date + %s::int THEN 0.5 "
-    "ELSE 0 END)::float8"
-)
-
-
-def _window_params(window: Window | None) -> list:
-    if window is None:
-        return [None] * 7
-    first, last, slack = window.first, window.last, window.slack
-    return [first, first, last, first, slack, last, slack]
-
-
-def _filter_sql(filters: Filters, now: datetime) -> tuple[str, list]:
-    """WHERE conditions on ``m`` (memories_memory) for ``filters``."""
-    sql: list[str] = []
-    params: list[object] = []
-    if filters.as_of is not None:
-        sql.append("m.created_at <= %s AND (m.invalidated_at IS NULL OR m.invalidated_at > %s)")
-        sql.append(unexpired_sql("m"))
-        params += [filters.as_of, filters.as_of, filters.as_of]
-        if filters.status:
-            sql.append("m.status = ANY(%s)")
-            params.append(list(filters.status))
-        else:
-            sql.append("m.status <> 'deleted'")
-    else:
-        # A live status asked for means live now: an operational memory past its expiry is
-        # expired from that moment, whether or not the TTL sweep has marked it yet.
-        wanted = filters.status or LIVE_STATUSES
-        live = [status for status in wanted if status in LIVE_STATUSES]
-        others = [status for status in wanted if status not in LIVE_STATUSES]
-        parts, part_params = [f"(m.status = ANY(%s) AND {unexpired_sql('m')})"], [live, now]
-        if others:
-            parts.append("m.status = ANY(%s)")
-            part_params.append(others)
-        if Status.EXPIRED in others:
-            parts.append(f"(m.status = ANY(%s) AND NOT {unexpired_sql('m')})")
-            part_params += [list(LIVE_STATUSES), now]
-        sql.append(f"({' OR '.join(parts)})")
-        params += part_params
-    if filters.tier:
-        sql.append("m.tier = ANY(%s)")
-        params.append(list(filters.tier))
-    if filters.kind:
-        sql.append("m.kind = ANY(%s)")
-        params.append(list(filters.kind))
-    if filters.tags:
-        sql.append("m.tags && %s::varchar[]")
-        params.append(list(filters.tags))
-    if filters.since is not None:
-        sql.append("m.observed_at >= %s")
-        params.append(filters.since)
-    if filters.until is not None:
-        sql.append("m.observed_at <= %s")
-        params.append(filters.until)
-    if filters.speakers:
-        sql.append("lower(m.speaker) = ANY(%s::text[])")
-        params.append(list(filters.speakers))
-    happened = _HAPPENED
-    if filters.happened_since is not None:
-        sql.append(f"{happened} >= %s")
-        params.append(filters.happened_since)
-    if filters.happened_until is not None:
-        sql.append(f"{happened} <= %s")
-        params.append(filters.happened_until)
-    return " AND ".join(sql), params
