@@ -1,11 +1,7 @@
 """django-q2 doorways: take ids, call a service."""
 
-from curation.services.review import conflict_reviews_open as _conflict_reviews_open
+from curation.services.review import conflict_reviews_open
 from memories.services.jobs.runner import job_run, job_summary
-
-
-def conflict_reviews_open(relation_ids: list[int]) -> int:
-    return len(_conflict_reviews_open(relation_ids=relation_ids))
 
 
 def score_promotions(tenant_id: str | None = None) -> str:
@@ -14,4 +10,4 @@ def score_promotions(tenant_id: str | None = None) -> str:
 
 def conflicts_found_receiver(sender, *, relation_ids: list[int], **kwargs) -> None:
     """memories' ``conflicts_found``, inside the write's transaction: open their reviews."""
-    _conflict_reviews_open(relation_ids=relation_ids)
+    conflict_reviews_open(relation_ids=relation_ids)
