@@ -84,6 +84,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "memories.middleware.ServerHeaderMiddleware",
     "memoryhub.observability.request_ids.RequestIdMiddleware",
+    "memoryhub.observability.traces.TraceMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "memories.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -303,6 +304,9 @@ MEMORYHUB_BODY_TIMEOUT = float(env("MEMORYHUB_BODY_TIMEOUT", "20"))
 # line per request, Prometheus metrics at /metrics for the holder of the token. ---
 MEMORYHUB_METRICS_TOKEN = env("MEMORYHUB_METRICS_TOKEN")
 MEMORYHUB_ACCESS_LOG = env_bool("MEMORYHUB_ACCESS_LOG", True)
+# Traces go out over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (observability/traces.py);
+# query text and memory content in them only on this opt-in, never for an encrypted tenant.
+MEMORYHUB_TRACE_CONTENT = env_bool("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", False)
 LOG_LEVEL = env("MEMORYHUB_LOG_LEVEL", "INFO")
 # JSON lines for a log collector; lines a person reads when standard error is a terminal
 # (`make run`), unless told.

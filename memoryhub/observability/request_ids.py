@@ -35,7 +35,8 @@ def incoming_or_new(value: str | None) -> str:
     return uuid.uuid4().hex
 
 
-def _route(request) -> str:
+def route_of(request) -> str:
+    """The request's route pattern (``/api/v1/memories/<uuid:memory_id>/``), not its path."""
     match = getattr(request, "resolver_match", None)
     if match is None:
         try:
@@ -62,7 +63,7 @@ class RequestIdMiddleware:
             response = self.get_response(request)
             response[HEADER] = rid
             elapsed = time.perf_counter() - started
-            route = _route(request)
+            route = route_of(request)
             metrics.REQUEST_LATENCY.labels(
                 route=route, method=request.method, status=str(response.status_code)
             ).observe(elapsed)

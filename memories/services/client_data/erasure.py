@@ -19,10 +19,18 @@ from memories.models import AuditEntry, Client
 from memories.services.tenancy.audit import audit
 from memories.services.webhooks import events as webhook_events
 from memories.services.write.records import client_lexemes_forget
+from memoryhub.observability import traces
 
 
 def client_erase(*, client: Client, actor=None, actor_label: str = "") -> dict:
     """Erase ``client`` (the caller has checked ``permissions.can_erase_client``)."""
+    with traces.memory_operation("delete_memory", store=client.pk) as span:
+        counts = _erased(client, actor, actor_label)
+        span.set_attribute("gen_ai.memory.record.count", counts.get("memory", 0))
+    return counts
+
+
+def _erased(client: Client, actor, actor_label: str) -> dict:
     with transaction.atomic():
         with connection.cursor() as cursor:
             # The writers' per-client lock (services.ingest): no event lands mid-erasure.

@@ -57,6 +57,7 @@ from memories.services.retrieval.statement import (
 )
 from memories.services.retrieval.window import query_window
 from memories.text import QUERY_WORD, fold
+from memoryhub.observability import traces
 
 __all__ = ["Filters", "Hit", "memories_search", "ranking_weights"]
 
@@ -118,6 +119,25 @@ def memories_search(
     as many of them as fit that many characters of content). ``record_access`` logs the
     reads (usage feeds ranking and tier promotion); ``with_evidence`` loads each hit's
     evidence. Both share one round trip after the ranking statement."""
+    with traces.memory_operation("search_memory", store=client.pk) as span:
+        hits = _search(
+            client, query, k, filters, weights, now, record_access, with_evidence, budget_chars
+        )
+        traces.record_search(span, tenant=client.tenant, query=query, k=k, hits=hits)
+    return hits
+
+
+def _search(
+    client,
+    query: str,
+    k: int,
+    filters: Filters,
+    weights: dict[str, float] | None,
+    now: datetime | None,
+    record_access: bool,
+    with_evidence: bool,
+    budget_chars: int | None,
+) -> list[Hit]:
     now = now or timezone.now()
     weights = weights or ranking_weights()
     speakers, unnamed = named_speakers(client, query)

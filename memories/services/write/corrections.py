@@ -46,6 +46,7 @@ from memories.services.write.records import (
 )
 from memories.services.write.staleness import clients_mark_profile_stale, summaries_retire
 from memories.text import clean
+from memoryhub.observability import traces
 
 CORRECT = "memory.correct"
 FORGET = "memory.forget"
@@ -76,6 +77,14 @@ def memory_correct(
     *, memory: Memory, content: str, reason: str, actor, actor_label: str = ""
 ) -> Memory:
     """The corrected statement as a new memory that supersedes ``memory``; returns it."""
+    with traces.memory_operation("update_memory", store=memory.client_id, record=memory.pk) as span:
+        new = _corrected(memory, content, reason, actor, actor_label)
+        # ADD-only: the record updated is superseded by a new one.
+        span.set_attribute("memoryhub.memory.superseded_by", str(new.pk))
+    return new
+
+
+def _corrected(memory: Memory, content: str, reason: str, actor, actor_label: str) -> Memory:
     text = _required(content, "content", "Write the statement as it should be.", MAX_CONTENT)
     why = _required(reason, "reason", "Say why: the reason goes in the audit trail.", MAX_REASON)
     old = Memory.objects.select_for_update().select_related("client__tenant").get(pk=memory.pk)

@@ -23,6 +23,7 @@ from memories.models import (
     AuditEntry,
     Client,
     Event,
+    Evidence,
     Kind,
     Memory,
     Relation,
@@ -43,7 +44,7 @@ from memories.services.write.records import (
 from memories.services.write.relate import LiveIndex, Neighbours, marriage
 from memories.services.write.staleness import clients_mark_profile_stale, summaries_retire
 from memories.services.write.vectors import Embedding, embedding_started
-from memoryhub.observability import metrics
+from memoryhub.observability import metrics, traces
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +65,25 @@ def events_ingest(
     *, user, tenant: Tenant, items: list[EventInput], actor_label: str = ""
 ) -> list[IngestResult]:
     """Store ``items`` and what they teach, in order. All or nothing."""
+    with traces.memory_operation("create_memory") as span:
+        results = _events_ingest(user, tenant, items, actor_label)
+        written = [
+            outcome.memory
+            for result in results
+            for outcome in result.outcomes
+            if outcome.action != Evidence.Action.DEDUPLICATED
+        ]
+        traces.record_written(
+            span,
+            tenant=tenant,
+            memories=written,
+            stores={result.event.client_id for result in results},
+            events=len(results),
+        )
+    return results
+
+
+def _events_ingest(user, tenant: Tenant, items: list[EventInput], actor_label: str):
     # Refuse before extracting and embedding: a key that may not write costs no CPU.
     found = permissions.clients_for_write(user, tenant, {item.client for item in items})
     now = timezone.now()

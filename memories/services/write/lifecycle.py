@@ -12,6 +12,7 @@ from memories.models import LIVE_STATUSES, Memory, MemoryAccess, Status, Tier
 from memories.services.tenancy.audit import audit
 from memories.services.write.core_budget import ensure_core_room
 from memories.services.write.staleness import clients_mark_profile_stale, summaries_retire
+from memoryhub.observability import traces
 
 FEEDBACK_CONFIDENCE_STEP = 0.05
 FEEDBACK_CONFIDENCE_FLOOR = 0.1
@@ -30,6 +31,11 @@ def state_of(memory: Memory) -> dict:
 @transaction.atomic
 def memory_forget(*, memory: Memory, actor, actor_label: str, reason: str = "") -> Memory:
     """Soft delete: the memory leaves every answer; its row and evidence stay for audit."""
+    with traces.memory_operation("delete_memory", store=memory.client_id, record=memory.pk):
+        return _forgotten(memory, actor, actor_label, reason)
+
+
+def _forgotten(memory: Memory, actor, actor_label: str, reason: str) -> Memory:
     current = Memory.objects.select_for_update().get(pk=memory.pk)
     if current.status != Status.DELETED:
         now = timezone.now()
