@@ -234,10 +234,24 @@ def test_search_names_who_said_it_and_when(post_event, agent_key, api_client):
 @pytest.mark.parametrize(
     ("sentence", "kept"),
     [
+        # The speaker's own question is kept whole, with what led to it: it tells what
+        # they are doing. A question about the listener, or one with no subject, is not.
         (
             "I moved to Zurich last month, can you update my address?",
-            "I moved to Zurich last month",
+            "I moved to Zurich last month, can you update my address?",
         ),
+        ("I moved to Zurich last month, can you help?", "I moved to Zurich last month"),
+        (
+            "hmm, how do I set up Redis for caching user sessions?",
+            "how do I set up Redis for caching user sessions?",
+        ),
+        ("Should I sell my flat before the move?", "Should I sell my flat before the move?"),
+        ("¿Puedo mover mi cuenta a Lugano?", "¿Puedo mover mi cuenta a Lugano?"),
+        ("Posso spostare il mio conto a Milano?", "Posso spostare il mio conto a Milano?"),
+        ("Can you help me?", ""),
+        ("Where should I go?", ""),
+        ("What made you decide to adopt a dog?", ""),
+        ("Cool, how was your weekend?", ""),
         ("Good to see you.", ""),
         ("I'm vegetarian.", "I'm vegetarian."),
         ("What a great idea!", ""),

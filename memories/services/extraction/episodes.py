@@ -8,11 +8,12 @@ nothing said is lost, and nothing is kept twice.
 
 A sentence is informative when, once the greeting or filler before it is set aside, it
 says something: a word that is neither grammar, nor a reaction ("great", "wow", "me
-too"), nor a formula (thanks, see you, long time no see). A question says nothing of its
-own; the statements before it in the sentence still count ("I moved last month, can you
-update my address?"). When the event says when the thing happens or happened ("yesterday",
-"la settimana scorsa", "hace dos meses", "next Friday", a date), the episode records that
-day.
+too"), nor a formula (thanks, see you, long time no see). The statements before a question
+in its sentence count ("I moved last month, can you update my address?"). A question that
+asks about the speaker's own affairs is kept whole: "how do I move my pension to Lugano?"
+tells what the speaker is doing, which "How are you doing?" does not. When the event says
+when the thing happens or happened ("yesterday", "la settimana scorsa", "hace dos meses",
+"next Friday", a date), the episode records that day.
 """
 
 from __future__ import annotations
@@ -37,6 +38,25 @@ _EXCLAMATION = re.compile(r"^\W*(?:what an?|how|que|qué|che|quanto|cuanto)\s(?:
 
 # Longer than this, an event's episode is cut at a sentence boundary into several.
 MAX_EPISODE = 600
+# The speaker in a question (English, Italian, Spanish): "how do I…", "posso spostare il mio…",
+# "¿puedo mover mi…".
+_SPEAKER = (
+    "i i'm i've i'd i'll me my mine myself we we're we've we'd we'll us our ours ourselves "
+    "io mio mia miei mie noi nostro nostra nostri nostre "
+    "yo mi mis nosotros nosotras nuestro nuestra nuestros nuestras"
+)
+_SPEAKER_WORDS = frozenset(_SPEAKER.split())
+# The words of asking itself, which say nothing of what is asked about.
+_ASKING_WORDS = (
+    "can could would will should shall may might must did does do how what where when why who "
+    "which whose whom hmm and the let help want need know tell show explain please think okay "
+    "cool puoi puo potresti potete aiutarmi aiutare come cosa quando dove perche chi quale "
+    "quali sapere dirmi puedes puede podrias ayudar ayudarme como cuando donde que cual saber "
+    "decirme"
+)
+_ASKING = frozenset(_ASKING_WORDS.split())
+# Its subject: at least this many words that are neither grammar nor asking.
+_QUESTION_SUBJECT = 2
 CONFIDENCE = 0.8
 IMPORTANCE = 0.4
 
@@ -53,7 +73,8 @@ def informative_part(sentence: str) -> str:
             for part in parts
             if part.strip() and "?" not in part and not cues.QUESTION_START.match(match_form(part))
         ]
-        text = ", ".join(kept)
+        # The speaker's own question is kept whole, with what led to it.
+        text = text if _own_affairs(cues.QUESTION_PARTS.split(text)[-1]) else ", ".join(kept)
     if cues.ACKNOWLEDGEMENTS.match(match_form(text)) or cues.GREETING.match(match_form(text)):
         return ""
     # What is left once the formulas (thanks, see you, long time no see…) are set aside.
@@ -67,6 +88,17 @@ def informative_part(sentence: str) -> str:
     ]
     # "I love it!" is a reaction; "I love hiking" tells something.
     return clean(text) if set(telling) - SENTIMENT_WORDS else ""
+
+
+def _own_affairs(question: str) -> bool:
+    """The speaker asks about something of theirs: a word for the speaker, and a subject."""
+    said = words(match_form(question))
+    subject = [
+        w
+        for w in said
+        if len(w) > 2 and w not in STOPWORDS and w not in _SPEAKER_WORDS and w not in _ASKING
+    ]
+    return bool(_SPEAKER_WORDS.intersection(said)) and len(subject) >= _QUESTION_SUBJECT
 
 
 def episodes(sentences: list[Sentence], *, language: str, observed_at) -> list[Candidate]:

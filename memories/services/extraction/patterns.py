@@ -448,7 +448,7 @@ NEGATION_START = re.compile(
 # Greetings and fillers before a statement ("Thanks, I prefer…", "Hola Ana, …"), dropped from
 # the content; only when punctuation follows, so "No quiero…" keeps its negation.
 DISCOURSE = re.compile(
-    r"^(?:(?:hi|hello|hey|dear|ok|okay|well|so|yes|yeah|no|thanks|thank you|oh|also|anyway"
+    r"^(?:(?:hi|hello|hey|dear|ok|okay|well|so|yes|yeah|no|thanks|thank you|oh|also|anyway|hmm+|um+"
     r"|by the way|btw|actually|honestly|look|listen|as i said|ciao|salve|buongiorno|buonasera"
     r"|allora|dunque|s[iì]|grazie|beh|ecco|comunque|senta|guardi|certo|perfetto|come le dicevo"
     r"|hola|buenos d[ií]as|buenas tardes|bueno|pues|vale|gracias|mira|oiga|oye|claro|perfecto"
