@@ -24,6 +24,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARK = ROOT.parent / "shared" / "benchmarks" / "locomo"
@@ -101,7 +102,7 @@ def main() -> None:
 
 @dataclass(frozen=True)
 class _Question:
-    client: object
+    client: Any  # a memories.models.Client (imported once Django is set up)
     q: str
     ev: set  # the evidence ids
     words: dict  # evidence id → its content words

@@ -1,0 +1,119 @@
+"""Would a vector of each whole message help search? Offline, on a database a benchmark left.
+
+    python bench/message_vectors.py DATA_DIR
+
+DATA_DIR is an embedded database that ``bench/locomo.py`` or ``bench/beam.py`` left behind.
+Each client's messages (not the assistant's) are embedded whole with the shipped embedder.
+Each question is searched as it is today (k = 40), and the client's messages are ranked by
+cosine to it. Then, at memory level, the search's results are fused with the memories
+citing the nearest messages (reciprocal rank fusion; constant, weight and depth swept).
+Recall is scored as the benchmarks' own eval scripts score it (the evidence the top k cite).
+Nothing is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+KS = (5, 10, 20)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("data_dir", type=Path)
+    args = parser.parse_args()
+    os.environ["MEMORYHUB_DATA_DIR"] = str(args.data_dir)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings")
+    os.environ.setdefault("MEMORYHUB_LOG_LEVEL", "ERROR")
+    sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+    import django
+
+    django.setup()
+    import numpy as np
+    import ranking_weights as benchmarks
+
+    from memories.models import LIVE_STATUSES, Client, Event
+    from memories.models.links import Evidence
+    from memories.services.embedding import providers
+    from memories.services.retrieval import memories_search, ranking_weights
+
+    clients = {c.external_ref.rsplit("-", 1)[0]: c for c in Client.objects.all()}
+    beam = not any(ref.startswith("locomo-") for ref in clients)
+    questions = (
+        benchmarks._beam(clients) if beam else benchmarks._locomo(clients, benchmarks.BENCHMARK)
+    )
+    chain = providers.get_chain()
+    messages = {}
+    for client in {q.client for q in questions}:
+        said = [e for e in Event.objects.filter(client=client) if e.speaker.lower() != "assistant"]
+        vectors = []
+        for start in range(0, len(said), 64):
+            texts = [e.content for e in said[start : start + 64]]
+            vectors += chain.embed(texts, input_type="document").vectors
+        matrix = np.array(vectors, dtype=np.float32)
+        matrix /= np.linalg.norm(matrix, axis=1, keepdims=True) + 1e-9
+        messages[client.pk] = ([e.external_id for e in said], matrix)
+    cited_by: dict[tuple, set] = {}
+    cites: dict = {}
+    for memory, owner, external_id in Evidence.objects.filter(
+        memory__status__in=LIVE_STATUSES
+    ).values_list("memory_id", "event__client_id", "event__external_id"):
+        cited_by.setdefault((owner, external_id), set()).add(memory)
+        cites.setdefault(memory, set()).add(external_id)
+
+    weights = ranking_weights()
+    runs = []
+    for qa in questions:
+        hits = memories_search(
+            client=qa.client, query=qa.q, k=40, weights=weights, record_access=False
+        )
+        query = np.array(chain.embed([qa.q], input_type="query").vectors[0], dtype=np.float32)
+        ids, matrix = messages[qa.client.pk]
+        nearest = [ids[i] for i in np.argsort(-(matrix @ query))[:40]]
+        runs.append((qa, [h.memory.pk for h in hits], nearest))
+
+    def recall(ranked: list[set], evidence: set, k: int) -> float:
+        found = set().union(*ranked[:k]) if ranked else set()
+        return len(evidence & found) / len(evidence)
+
+    def scored(fuse, *, whole_messages: bool = False) -> str:
+        figures: dict[int, list[float]] = {k: [] for k in KS}
+        for qa, hits, nearest in runs:
+            if whole_messages:  # the messages themselves, as the raw baselines rank them
+                ranked = [{external_id} for external_id in nearest]
+            else:
+                ranked = [cites.get(m, set()) for m in fuse(qa, hits, nearest)]
+            for k in KS:
+                figures[k].append(recall(ranked, qa.ev, k))
+        return " ".join(f"{statistics.mean(figures[k]):.3f}" for k in KS)
+
+    def rrf(constant: int, weight: float, depth: int):
+        def fuse(qa, hits, nearest):
+            score = {m: 1 / (constant + r) for r, m in enumerate(hits)}
+            seen: set = set()
+            for r, external_id in enumerate(nearest[:depth]):
+                for memory in cited_by.get((qa.client.pk, external_id), ()):
+                    if memory not in seen:
+                        seen.add(memory)
+                        score[memory] = score.get(memory, 0) + weight / (constant + r)
+            return sorted(score, key=lambda m: -score[m])
+
+        return fuse
+
+    print(f"{len(questions)} questions; recall@{'/'.join(map(str, KS))}")
+    print(f"{'search as it is':<28} {scored(lambda qa, hits, nearest: hits)}")
+    print(f"{'nearest whole messages':<28} {scored(None, whole_messages=True)}")
+    for constant in (10, 60):
+        for weight in (0.5, 1.0, 2.0):
+            for depth in (10, 20, 40):
+                label = f"fused k={constant} w={weight} d={depth}"
+                print(f"{label:<28} {scored(rrf(constant, weight, depth))}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
