@@ -3,6 +3,8 @@
 import json
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from curation.models import ReviewItem
 from memories.models import (
@@ -244,3 +246,18 @@ def test_the_answer_has_the_documented_shape(say, personas):
         **EventOutSerializer(event).data,
         "id": str(event.pk),
     }
+
+
+def test_one_event_costs_a_known_number_of_statements(api_client, agent_key, personas):
+    """An advisor's agent posting one statement about a client it advises: each statement
+    here is one the write path needs (bench/load.py measures what they cost). The count
+    changes only on purpose: a permission asked twice, or a read per memory, shows here."""
+    assert post(api_client, agent_key, content="I prefer email.").status_code == 201
+    with CaptureQueriesContext(connection) as statements:
+        answer = post(api_client, agent_key, content="My daughter Sofia starts in Bologna.")
+    assert answer.status_code == 201
+    # The key and its tenant; the rate window; the client; may the advisor see it; what is
+    # said already; savepoint, client lock, the client's live memories, the event, its
+    # neighbours; the memory, its lexemes, vector, evidence and audit; profile staleness;
+    # webhook endpoints; release.
+    assert len(statements.captured_queries) == 18, [q["sql"][:80] for q in statements]

@@ -238,7 +238,8 @@ def _writable(user, tenant: Tenant, external_ref: str, client: Client | None) ->
         return None
     if not can_browse_client(user, client):
         raise _not_yours(user, tenant, external_ref)
-    if not can_write_client_memory(user, client):
+    # can_write_client_memory, without asking the database again what it just answered.
+    if not has_perm(user, client.tenant_id, WRITE_MEMORY):
         raise PermissionDenied(READ_ONLY_MESSAGE)
     return client
 
