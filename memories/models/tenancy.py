@@ -90,6 +90,10 @@ class Tenant(models.Model):
     )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
+    # Not a column: whether any webhook endpoint is active, when the tenant was read with an
+    # API key (api_key_verify's statement answers it). None: not known, a write asks.
+    webhooks_active: bool | None = None
+
     class Meta:
         ordering = ["slug"]
         constraints = [

@@ -16,7 +16,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from memories.db import bound_cursor
-from memories.models import ApiKey, Membership, Tenant
+from memories.models import ApiKey, Membership, Tenant, WebhookEndpoint
 from memories.services.tenancy.audit import audit
 
 KEY_PREFIX = "mh"
@@ -62,9 +62,11 @@ def api_key_verify(raw_key: str) -> ApiKey:
     """The usable key matching ``raw_key``, or InvalidApiKey (one message for every cause
     but expiry and revocation, so a caller learns nothing about other tenants' keys).
 
-    The key comes back with its tenant, its user and the user's role in the tenant
-    (``member_role``) from one hand-written statement: every API request starts here,
-    and building the same query through the ORM cost several times the query itself."""
+    The key comes back with its tenant, its user, the user's role in the tenant
+    (``member_role``) and whether the tenant has an active webhook endpoint
+    (``tenant.webhooks_active``: a write by a tenant without one reads no endpoints) from
+    one hand-written statement: every API request starts here, and building the same query
+    through the ORM cost several times the query itself."""
     parts = raw_key.split("_", 2)  # the secret itself may contain "_"
     if len(parts) != 3 or parts[0] != KEY_PREFIX:
         raise InvalidApiKey("Malformed API key.")
@@ -103,7 +105,9 @@ def _key_with_owner_sql() -> str:
     )
     return (
         f"SELECT {select}, (SELECT r.role FROM {Membership._meta.db_table} r "  # noqa: S608
-        "WHERE r.tenant_id = k.tenant_id AND r.user_id = k.user_id LIMIT 1) "
+        "WHERE r.tenant_id = k.tenant_id AND r.user_id = k.user_id LIMIT 1), "
+        f"EXISTS (SELECT 1 FROM {WebhookEndpoint._meta.db_table} w "
+        "WHERE w.tenant_id = k.tenant_id AND w.active) "
         f"FROM {ApiKey._meta.db_table} k JOIN {Tenant._meta.db_table} t ON t.id = k.tenant_id "
         f"JOIN {user_model._meta.db_table} u ON u.id = k.user_id WHERE k.prefix = %s"
     )
@@ -126,7 +130,7 @@ def _key_with_owner(prefix: str) -> ApiKey | None:
         start += len(names)
     key: ApiKey
     key, key.tenant, key.user = models
-    key.member_role = row[start]
+    key.member_role, key.tenant.webhooks_active = row[start], row[start + 1]
     return key
 
 
