@@ -36,9 +36,9 @@ CAPTURE_CONTENT = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 TASK_KEY = "trace_context"
 REQUEST_ID = "memoryhub.request_id"
 
-# The provider spans go to: the one configure() built, a test's, or else OpenTelemetry's
-# global one (a no-op unless something installed another).
-_provider: trace.TracerProvider | None = None
+# Where spans go: the provider configure() built, a test's, or else OpenTelemetry's global
+# one (a no-op unless something installed another). Got once, not per request.
+_tracer: trace.Tracer = trace.get_tracer(SCOPE)
 
 
 def provider_from_environment(environ: Mapping[str, str]) -> TracerProvider | None:
@@ -75,12 +75,12 @@ def configure() -> bool:
 
 def install(provider: trace.TracerProvider | None) -> None:
     """Send memoryhub's spans to ``provider`` (None: back to the global one)."""
-    global _provider
-    _provider = provider
+    global _tracer
+    _tracer = (provider or trace.get_tracer_provider()).get_tracer(SCOPE)
 
 
 def tracer() -> trace.Tracer:
-    return (_provider or trace.get_tracer_provider()).get_tracer(SCOPE)
+    return _tracer
 
 
 def content_allowed(tenant) -> bool:

@@ -67,14 +67,14 @@ def informative_part(sentence: str) -> str:
     # A name said to the listener at the end ("That's so cool, Caroline!") tells nothing.
     text = _VOCATIVE.sub("", text)
     if "?" in text or "¿" in text:
-        parts = cues.QUESTION_PARTS.split(text)[:-1]
+        *parts, question = cues.QUESTION_PARTS.split(text)
         kept = [
             part.strip()
             for part in parts
             if part.strip() and "?" not in part and not cues.QUESTION_START.match(match_form(part))
         ]
         # The speaker's own question is kept whole, with what led to it.
-        text = text if _own_affairs(cues.QUESTION_PARTS.split(text)[-1]) else ", ".join(kept)
+        text = text if _own_affairs(question) else ", ".join(kept)
     if cues.ACKNOWLEDGEMENTS.match(match_form(text)) or cues.GREETING.match(match_form(text)):
         return ""
     # What is left once the formulas (thanks, see you, long time no see…) are set aside.

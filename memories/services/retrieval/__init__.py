@@ -120,55 +120,38 @@ def memories_search(
     reads (usage feeds ranking and tier promotion); ``with_evidence`` loads each hit's
     evidence. Both share one round trip after the ranking statement."""
     with traces.memory_operation("search_memory", store=client.pk) as span:
-        hits = _search(
-            client, query, k, filters, weights, now, record_access, with_evidence, budget_chars
+        now = now or timezone.now()
+        weights = weights or ranking_weights()
+        speakers, unnamed = named_speakers(client, query)
+        # The days it asks about weigh through the window component: in a vector they would
+        # pull every statement that names a date closer, whatever it says.
+        window, undated = query_window(unnamed, now)
+        # Names match by their words (and the speaker component); in a vector they would only
+        # pull every statement of that person closer, whatever it says.
+        space, vector = _query_vector(client, undated) if weights.get("semantic") else (None, None)
+        words, blind_readings = _query_words(client.tenant, query)
+        search = Search(
+            client=client,
+            space=space,
+            vector=vector,
+            words=words,
+            speakers=speakers,
+            expected=expected_answer(unnamed),
+            text_config=client.tenant.language,
+            filters=filters,
+            weights=weights,
+            now=now,
+            k=k,
+            blind_readings=blind_readings,
+            window=window,
         )
+        rows = _scored_candidates(search)
+        hits = select(rows, weights, k)
+        if budget_chars is not None:
+            hits = packed(hits, budget_chars)
+        if hits and (record_access or with_evidence):
+            _answer_complete(client, hits, now, record_access=record_access, evidence=with_evidence)
         traces.record_search(span, tenant=client.tenant, query=query, k=k, hits=hits)
-    return hits
-
-
-def _search(
-    client,
-    query: str,
-    k: int,
-    filters: Filters,
-    weights: dict[str, float] | None,
-    now: datetime | None,
-    record_access: bool,
-    with_evidence: bool,
-    budget_chars: int | None,
-) -> list[Hit]:
-    now = now or timezone.now()
-    weights = weights or ranking_weights()
-    speakers, unnamed = named_speakers(client, query)
-    # The days it asks about weigh through the window component: in a vector they would
-    # pull every statement that names a date closer, whatever it says.
-    window, undated = query_window(unnamed, now)
-    # Names match by their words (and the speaker component); in a vector they would only
-    # pull every statement of that person closer, whatever it says.
-    space, vector = _query_vector(client, undated) if weights.get("semantic") else (None, None)
-    words, blind_readings = _query_words(client.tenant, query)
-    search = Search(
-        client=client,
-        space=space,
-        vector=vector,
-        words=words,
-        speakers=speakers,
-        expected=expected_answer(unnamed),
-        text_config=client.tenant.language,
-        filters=filters,
-        weights=weights,
-        now=now,
-        k=k,
-        blind_readings=blind_readings,
-        window=window,
-    )
-    rows = _scored_candidates(search)
-    hits = select(rows, weights, k)
-    if budget_chars is not None:
-        hits = packed(hits, budget_chars)
-    if hits and (record_access or with_evidence):
-        _answer_complete(client, hits, now, record_access=record_access, evidence=with_evidence)
     return hits
 
 

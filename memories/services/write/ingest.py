@@ -67,19 +67,20 @@ def events_ingest(
     """Store ``items`` and what they teach, in order. All or nothing."""
     with traces.memory_operation("create_memory") as span:
         results = _events_ingest(user, tenant, items, actor_label)
-        written = [
-            outcome.memory
-            for result in results
-            for outcome in result.outcomes
-            if outcome.action != Evidence.Action.DEDUPLICATED
-        ]
-        traces.record_written(
-            span,
-            tenant=tenant,
-            memories=written,
-            stores={result.event.client_id for result in results},
-            events=len(results),
-        )
+        if span.is_recording():
+            written = [
+                outcome.memory
+                for result in results
+                for outcome in result.outcomes
+                if outcome.action != Evidence.Action.DEDUPLICATED
+            ]
+            traces.record_written(
+                span,
+                tenant=tenant,
+                memories=written,
+                stores={result.event.client_id for result in results},
+                events=len(results),
+            )
     return results
 
 
