@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.backends.postgresql.base import (  # type: ignore[attr-defined]  # not in the stubs
     ServerBindingCursor,
 )
@@ -48,7 +48,7 @@ def content_rewrite():
 
 
 @contextmanager
-def bound_cursor():
+def bound_cursor(using: str = DEFAULT_DB_ALIAS):
     """A cursor for the read path's hand-written statements: parameters travel apart from
     the statement (bound by the server, not spliced into its text) and rows come back in
     PostgreSQL's binary format.
@@ -59,8 +59,10 @@ def bound_cursor():
     Only for statements written for it: a value whose type the server cannot infer must
     be cast (``%s::uuid[]``), and a column arrives as its binary loader makes it (jsonb as
     parsed JSON, not text as Django's cursor gives it). Otherwise it is Django's cursor:
-    health checks, query logging, error translation.
+    health checks, query logging, error translation. ``using`` names the database
+    (``memoryhub.replica.read_alias()`` for a read that may go to the replica).
     """
+    connection = connections[using]
     connection.close_if_health_check_failed()
     connection.ensure_connection()
     connection.validate_thread_sharing()

@@ -88,6 +88,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "memories.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "memoryhub.replica.ReplicaReadsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -133,20 +134,35 @@ else:
     else:
         DATABASES = {"default": embedded_db.start(DATA_DIR).django_database()}
 
+# Reads on a streaming replica of the primary (memoryhub/replica.py): read-only requests
+# read there once it has replayed the caller's own last write; everything else, and every
+# read while it is down or more than MEMORYHUB_REPLICA_MAX_LAG seconds behind, on the
+# primary. One that cannot be reached is not asked again for MEMORYHUB_REPLICA_RETRY s.
+if replica_url := env("MEMORYHUB_REPLICA_URL"):
+    DATABASES["replica"] = dj_database_url.parse(
+        replica_url, conn_max_age=60, conn_health_checks=True
+    )
+    DATABASES["replica"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 3)
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+    DATABASE_ROUTERS = ["memoryhub.replica.ReplicaRouter"]
+MEMORYHUB_REPLICA_MAX_LAG = float(env("MEMORYHUB_REPLICA_MAX_LAG", "30"))
+MEMORYHUB_REPLICA_RETRY = float(env("MEMORYHUB_REPLICA_RETRY", "5"))
+
 # Every session asks pgvector (≥ 0.8) to keep walking the HNSW graph until a filtered
 # nearest-neighbour scan (one client's live memories) has its LIMIT rows, instead of
 # answering from the first ef_search candidates alone.
-_db_options = DATABASES["default"].setdefault("OPTIONS", {})
-_db_options["options"] = " ".join(
-    filter(None, [_db_options.get("options", ""), "-c hnsw.iterative_scan=relaxed_order"])
-)
 # The read path's statements (memories.db.bound_cursor: parameters bound by the server)
 # are prepared once a connection has run one five times: a search then skips planning its
 # CTEs, about a fifth of its time (docs/decisions.md). Statements whose parameters Django
 # splices into the text are never prepared. 0 turns it off, for a pooler in transaction
 # mode that cannot keep a session's prepared statements (PgBouncer before 1.21).
 _prepare_threshold = int(env("MEMORYHUB_DB_PREPARE_THRESHOLD", "5"))
-_db_options.setdefault("prepare_threshold", _prepare_threshold or None)
+for _database in DATABASES.values():
+    _db_options = _database.setdefault("OPTIONS", {})
+    _db_options["options"] = " ".join(
+        filter(None, [_db_options.get("options", ""), "-c hnsw.iterative_scan=relaxed_order"])
+    )
+    _db_options.setdefault("prepare_threshold", _prepare_threshold or None)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

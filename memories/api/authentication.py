@@ -4,6 +4,7 @@ from rest_framework import authentication, exceptions
 
 from memories import permissions
 from memories.services.tenancy.api_keys import InvalidApiKey, api_key_verify
+from memoryhub import replica
 
 
 class ApiKeyAuthentication(authentication.BaseAuthentication):
@@ -26,6 +27,7 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         except InvalidApiKey as exc:
             raise exceptions.AuthenticationFailed(str(exc)) from exc
         permissions.role_remember(key.user, key.tenant, key.member_role)
+        replica.caller_wrote_at(key.written_lsn)
         return key.user, key
 
     def authenticate_header(self, request):

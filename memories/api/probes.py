@@ -20,6 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memories.api import docs
+from memoryhub import replica
 
 logger = logging.getLogger(__name__)
 RETRY_AFTER_SECONDS = 5
@@ -56,7 +57,12 @@ def database_answers() -> bool:
 class ReadyApi(_Probe):
     @extend_schema(
         responses={
-            **docs.ok(OpenApiTypes.OBJECT, "ready", {"status": "ready", "database": "ok"}),
+            **docs.ok(
+                OpenApiTypes.OBJECT,
+                "ready (``replica``: with a read replica, whether it serves reads: ok, behind, "
+                "down or not_standby; reads go to the primary meanwhile)",
+                {"status": "ready", "database": "ok", "replica": "ok"},
+            ),
             **docs.ok(
                 OpenApiTypes.OBJECT,
                 "the database is down (Retry-After says when to ask again)",
@@ -70,7 +76,11 @@ class ReadyApi(_Probe):
     )
     def get(self, request):
         if database_answers():
-            return Response({"status": "ready", "database": "ok"})
+            answer = {"status": "ready", "database": "ok"}
+            if replica.configured():
+                # Reads go to the primary meanwhile: a replica down is not unready.
+                answer["replica"] = replica.replica_health.probe().status
+            return Response(answer)
         return Response(
             {"status": "unavailable", "database": "unavailable"},
             status=503,

@@ -218,6 +218,9 @@ class ApiKey(models.Model):
     expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # With a read replica: the primary's WAL position after this key's last write. Its
+    # reads go to the replica once the replica has replayed that far (memoryhub/replica.py).
+    written_lsn = models.BigIntegerField(null=True, blank=True, editable=False)
 
     # Not a column: the user's role in the tenant, set by api_key_verify.
     member_role: str | None

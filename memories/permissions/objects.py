@@ -7,7 +7,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from django.core.exceptions import PermissionDenied
-from django.db import connection
 from django.db.models import QuerySet
 from django.http import Http404
 
@@ -40,6 +39,7 @@ from memories.permissions.roles import (
     is_read_only,
     role_in,
 )
+from memoryhub import replica
 
 if TYPE_CHECKING:
     from memories.selectors.filters import Filters
@@ -200,10 +200,11 @@ def client_for_read(user, tenant: Tenant, external_ref: str) -> Client:
     if has_perm(user, tenant, SEE_ALL_CLIENTS):
         # Every search and context starts here: one row by its unique key (the ORM took
         # longer to build this query than the database to answer it).
-        with bound_cursor() as cursor:
+        reads_on = replica.read_alias()
+        with bound_cursor(reads_on) as cursor:
             cursor.execute(_CLIENT_BY_REF, [tenant.pk, external_ref])
             row = cursor.fetchone()
-        client = row and Client.from_db(connection.alias, _CLIENT_COLUMNS, row)
+        client = row and Client.from_db(reads_on, _CLIENT_COLUMNS, row)
     else:
         client = clients_visible_to(user, tenant).filter(external_ref=external_ref).first()
     if client is None:

@@ -11,6 +11,7 @@ from django.db import connection
 from django.utils import timezone
 
 from memories.services.embedding.providers import CATALOGUE, get_chain
+from memoryhub import replica
 
 logger = logging.getLogger(__name__)
 
@@ -107,4 +108,11 @@ def health_report() -> dict:
     if not any(p["circuit"] in ("closed", "half_open") for p in report["embedding_providers"]):
         report["status"] = "degraded"
     report["queue"] = queue_status()
+    if replica.configured():
+        standing = replica.replica_health.probe()
+        report["replica"] = {
+            "status": standing.status,
+            "lag_seconds": standing.lag_seconds,
+            "replayed_lsn": standing.replayed,
+        }
     return report

@@ -6,12 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db import connection
+from django.db import connections
 from django.db.models import Q
 from django.db.models.expressions import RawSQL
 
 from memories import permissions
 from memories.models import LIVE_STATUSES, AuditEntry, Memory, Relation, RelationType
+from memoryhub import replica
 
 # The evidence shown with a memory: what the agent can cite. A memory id array is the
 # one parameter; search sends it in the same round trip as the access log.
@@ -40,7 +41,7 @@ def evidence_grouped(rows) -> dict:
 
 def evidence_for(memory_ids) -> dict:
     """memory id → [{"event", "external_id", "observed_at", "role"}], oldest first."""
-    with connection.cursor() as cursor:
+    with connections[replica.read_alias()].cursor() as cursor:
         cursor.execute(EVIDENCE_SQL, [list(memory_ids)])
         return evidence_grouped(cursor.fetchall())
 

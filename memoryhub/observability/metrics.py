@@ -61,11 +61,41 @@ TASK_DURATION = Histogram(
     buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 600),
 )
 BREAKER_VALUES = {"closed": 0, "half_open": 1, "open": 2}
+READS = Counter(
+    "memoryhub_reads_total",
+    "Read-only requests by the database that served them (primary, replica) and why "
+    "(replica; own_write: the replica had not replayed the caller's last write yet; "
+    "replica_down, replica_behind, replica_not_standby; replica_failed: run again on the "
+    "primary after the replica failed it). Only with MEMORYHUB_REPLICA_URL.",
+    ["database", "reason"],
+)
+REPLICA_UP = Gauge(
+    "memoryhub_replica_up",
+    "1 when the replica answered and was close enough behind to serve reads when last "
+    "asked, else 0.",
+    multiprocess_mode="mostrecent",
+)
+REPLICA_LAG = Gauge(
+    "memoryhub_replica_lag_seconds",
+    "How far behind the primary the replica was when last asked (0: it had replayed all it "
+    "had received).",
+    multiprocess_mode="mostrecent",
+)
 
 
 def provider_called(kind: str, provider: str, *, ok: bool, circuit: str) -> None:
     PROVIDER_CALLS.labels(kind=kind, provider=provider, outcome="ok" if ok else "failed").inc()
     BREAKER_STATE.labels(kind=kind, provider=provider).set(BREAKER_VALUES.get(circuit, 0))
+
+
+def read_routed(database: str, reason: str) -> None:
+    READS.labels(database=database, reason=reason).inc()
+
+
+def replica_observed(status: str, lag_seconds: float | None) -> None:
+    REPLICA_UP.set(1 if status == "ok" else 0)
+    if lag_seconds is not None:
+        REPLICA_LAG.set(lag_seconds)
 
 
 def ingest_counted(actions) -> None:

@@ -57,6 +57,7 @@ from memories.services.retrieval.statement import (
 )
 from memories.services.retrieval.window import query_window
 from memories.text import QUERY_WORD, fold
+from memoryhub import replica
 from memoryhub.observability import traces
 
 __all__ = ["Filters", "Hit", "memories_search", "ranking_weights"]
@@ -212,7 +213,7 @@ def _scored_candidates(search: Search) -> list[Candidate]:
     sql, params = candidates_statement(search, thorough=thorough)
     if not sql:
         return []
-    with bound_cursor() as cursor:
+    with bound_cursor(replica.read_alias()) as cursor:
         cursor.execute(sql, params)
         fetched = cursor.fetchall()
         # No row at all cannot say whether it was short: ask the thorough statement too
@@ -247,6 +248,11 @@ def _answer_complete(client, hits, now, *, record_access: bool, evidence: bool) 
     transaction decides how it commits."""
     ids = [h.memory.pk for h in hits]
     ctes, params = [], []
+    reads_on = replica.read_alias()
+    if record_access and reads_on != replica.PRIMARY:
+        # The log is written on the primary, the evidence read where the search read.
+        _log_reads(client, ids, now)
+        record_access = False
     if record_access:
         source = "unnest(%s::uuid[]) AS id"
         if not connection.in_atomic_block:
@@ -261,11 +267,23 @@ def _answer_complete(client, hits, now, *, record_access: bool, evidence: bool) 
     query = EVIDENCE_SQL if evidence else "SELECT NULL WHERE false"
     if evidence:
         params.append(ids)
-    with bound_cursor() as cursor:
+    with bound_cursor(reads_on) as cursor:
         cursor.execute(f"WITH {', '.join(ctes)} {query}" if ctes else query, params)
         found = evidence_grouped(cursor.fetchall())
     for hit in hits:
         hit.evidence = found.get(hit.memory.pk, [])
+
+
+def _log_reads(client, ids, now) -> None:
+    """The read log alone, on the primary (``_answer_complete`` joins it to the evidence
+    when both are on the primary)."""
+    with bound_cursor() as cursor:
+        cursor.execute(
+            "WITH quick AS (SELECT set_config('synchronous_commit', 'off', true)) "
+            "INSERT INTO memories_memoryaccess (memory_id, client_id, at, rolled_up) "
+            "SELECT id, %s, %s, false FROM quick, unnest(%s::uuid[]) AS id",
+            [client.pk, now, ids],
+        )
 
 
 def packed(hits: list[Hit], budget_chars: int) -> list[Hit]:
