@@ -253,3 +253,18 @@ def test_reads_go_to_the_replica_and_a_callers_own_writes_are_read_back(
             except subprocess.TimeoutExpired:
                 os.killpg(server.pid, signal.SIGKILL)
                 server.wait(timeout=10)
+
+
+def test_without_a_replica_nothing_changes(settings):
+    """``make run`` and every deployment without ``MEMORYHUB_REPLICA_URL``: no second
+    database, no router, and the middleware takes itself out of the chain."""
+    from django.core.exceptions import MiddlewareNotUsed
+
+    from memoryhub import replica
+
+    assert set(settings.DATABASES) == {"default"}
+    assert not getattr(settings, "DATABASE_ROUTERS", [])
+    assert not replica.configured()
+    assert replica.read_alias() == "default"
+    with pytest.raises(MiddlewareNotUsed):
+        replica.ReplicaReadsMiddleware(lambda request: None)
