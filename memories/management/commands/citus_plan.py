@@ -220,7 +220,11 @@ def _as_distributed(table: Table, classes: dict[str, str]) -> list[Change]:
                 )
             )
     for trigger in table.triggers:
-        changes.append(Change("trigger", trigger, "runs on the shards: citus.enable_unsafe_triggers"))
+        changes.append(
+            Change(
+                "trigger", trigger, "runs on the shards only with citus.enable_unsafe_triggers on"
+            )
+        )
     return changes
 
 
