@@ -1,11 +1,12 @@
-"""Would a vector of each whole message help search? Offline, on a database a benchmark left.
+"""Would ranking each whole message help search? Offline, on a database a benchmark left.
 
-    python bench/message_vectors.py DATA_DIR
+    python bench/message_vectors.py DATA_DIR [--rank dense|bm25]
 
 DATA_DIR is an embedded database that ``bench/locomo.py`` or ``bench/beam.py`` left behind.
-Each client's messages (not the assistant's) are embedded whole with the shipped embedder.
-Each question is searched as it is today (k = 40), and the client's messages are ranked by
-cosine to it. Then, at memory level, the search's results are fused with the memories
+Each question is searched as it is today (k = 40), and the client's messages (not the
+assistant's) are ranked for it whole: by cosine to the shipped embedder's vector of the
+message (``dense``), or by BM25 over the messages' words (``bm25``, as the benchmarks' raw
+baselines rank them; it needs ``pip install rank-bm25``). Then, at memory level, the search's results are fused with the memories
 citing the nearest messages (reciprocal rank fusion; constant, weight and depth swept).
 Recall is scored as the benchmarks' own eval scripts score it (the evidence the top k cite).
 Nothing is written.
@@ -26,6 +27,7 @@ KS = (5, 10, 20)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data_dir", type=Path)
+    parser.add_argument("--rank", choices=("dense", "bm25"), default="dense")
     args = parser.parse_args()
     os.environ["MEMORYHUB_DATA_DIR"] = str(args.data_dir)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings")
@@ -51,6 +53,14 @@ def main() -> None:
     messages = {}
     for client in {q.client for q in questions}:
         said = [e for e in Event.objects.filter(client=client) if e.speaker.lower() != "assistant"]
+        if args.rank == "bm25":
+            from rank_bm25 import BM25Okapi
+
+            messages[client.pk] = (
+                [e.external_id for e in said],
+                BM25Okapi([_words(e.content) for e in said]),
+            )
+            continue
         vectors = []
         for start in range(0, len(said), 64):
             texts = [e.content for e in said[start : start + 64]]
@@ -72,9 +82,13 @@ def main() -> None:
         hits = memories_search(
             client=qa.client, query=qa.q, k=40, weights=weights, record_access=False
         )
-        query = np.array(chain.embed([qa.q], input_type="query").vectors[0], dtype=np.float32)
-        ids, matrix = messages[qa.client.pk]
-        nearest = [ids[i] for i in np.argsort(-(matrix @ query))[:40]]
+        ids, ranker = messages[qa.client.pk]
+        if args.rank == "bm25":
+            scores = ranker.get_scores(_words(qa.q))
+        else:
+            query = chain.embed([qa.q], input_type="query").vectors[0]
+            scores = ranker @ np.array(query, dtype=np.float32)
+        nearest = [ids[i] for i in np.argsort(-scores)[:40]]
         runs.append((qa, [h.memory.pk for h in hits], nearest))
 
     def recall(ranked: list[set], evidence: set, k: int) -> float:
@@ -113,6 +127,12 @@ def main() -> None:
             for depth in (10, 20, 40):
                 label = f"fused k={constant} w={weight} d={depth}"
                 print(f"{label:<28} {scored(rrf(constant, weight, depth))}", flush=True)
+
+
+def _words(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"\w+", text.lower())
 
 
 if __name__ == "__main__":
