@@ -236,7 +236,8 @@ class ReplicaReadsMiddleware:
                 state.alias = PRIMARY
                 metrics.read_routed("primary", "replica_failed")
                 response = self.get_response(request)
-            if not state.reads_only and request.method not in SAFE_METHODS:
+            wrote = not state.reads_only and request.method not in SAFE_METHODS
+            if wrote and response.status_code < 400:  # a refused request wrote nothing
                 self._mark_write(request, response)
         finally:
             _reads.reset(token)
