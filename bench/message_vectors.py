@@ -6,8 +6,9 @@ DATA_DIR is an embedded database that ``bench/locomo.py`` or ``bench/beam.py`` l
 Each question is searched as it is today (k = 40), and the client's messages (not the
 assistant's) are ranked for it whole: by cosine to the shipped embedder's vector of the
 message (``dense``), or by BM25 over the messages' words (``bm25``, as the benchmarks' raw
-baselines rank them; it needs ``pip install rank-bm25``). Then, at memory level, the search's results are fused with the memories
-citing the nearest messages (reciprocal rank fusion; constant, weight and depth swept).
+baselines rank them; it needs ``pip install rank-bm25``). Then, at memory level, the
+search's results are fused with the memories citing the nearest messages (reciprocal rank
+fusion; constant, weight and depth swept).
 Recall is scored as the benchmarks' own eval scripts score it (the evidence the top k cite).
 Nothing is written.
 """
@@ -46,6 +47,7 @@ def main() -> None:
 
     clients = {c.external_ref.rsplit("-", 1)[0]: c for c in Client.objects.all()}
     beam = not any(ref.startswith("locomo-") for ref in clients)
+    sys.path.insert(0, str(benchmarks.BENCHMARK))  # LoCoMo's own eval script
     questions = (
         benchmarks._beam(clients) if beam else benchmarks._locomo(clients, benchmarks.BENCHMARK)
     )

@@ -16,6 +16,7 @@ from memories.models import (
     Memory,
     MemoryEmbedding,
     Relation,
+    Session,
 )
 from tests.support import factories
 
@@ -262,3 +263,18 @@ def test_one_event_costs_a_known_number_of_statements(api_client, agent_key, per
     # release. (A tenant with no active webhook endpoint reads none: the key's statement
     # says so.)
     assert len(statements.captured_queries) == 17, [q["sql"][:80] for q in statements]
+
+
+def test_an_event_in_a_session_costs_two_statements_more(api_client, agent_key, personas):
+    """The turn before it in the session (its context), and the session itself: created
+    or widened to the event's time in one statement, whether it is new or not."""
+    assert post(api_client, agent_key, content="I prefer email.", session="s-1").status_code == 201
+    said = {"s-1": "My daughter Sofia starts in Bologna.", "s-2": "My son Luca lives in Milan."}
+    for session in ("s-1", "s-2"):  # a session seen before, and a new one
+        with CaptureQueriesContext(connection) as statements:
+            answer = post(api_client, agent_key, content=said[session], session=session)
+        assert answer.status_code == 201
+        assert len(statements.captured_queries) == 19, [q["sql"][:80] for q in statements]
+    first, second = Session.objects.filter(client=personas.client).order_by("external_ref")
+    assert first.events.count() == 2 and second.events.count() == 1
+    assert first.started_at <= first.last_event_at == first.events.latest("observed_at").observed_at

@@ -9,11 +9,12 @@ never updated: a change is a new memory that updates (supersedes) the old one.
 
 from __future__ import annotations
 
+import functools
 import logging
+import uuid
 from dataclasses import dataclass
 
 from django.db import OperationalError, connection, transaction
-from django.db.models.functions import Coalesce, Greatest, Least
 from django.utils import timezone
 
 from memories import db, permissions
@@ -272,7 +273,7 @@ def _store_events(prepared: list[Prepared], clients: dict[str, Client], user, te
         ).select_related("client", "session"):
             known[(event.client_id, event.external_id)] = event
     _refuse_reused_ids(prepared, clients, known)
-    sessions = _sessions(prepared, clients, user)
+    sessions = _sessions(_new_events_by_session(prepared, clients, known), clients, user)
     stored, new = [], []
     for p in prepared:
         item, client = p.item, clients[p.item.client]
@@ -302,18 +303,6 @@ def _store_events(prepared: list[Prepared], clients: dict[str, Client], user, te
         new.append(event)
         stored.append((event, True))
     Event.objects.bulk_create(new)
-    # A session starts when its first event happened (an import posts October's call in
-    # December) and ends with its last: both move with what each call brings.
-    spans: dict = {}
-    for event in new:
-        if event.session_id:
-            first, last = spans.get(event.session_id, (event.observed_at, event.observed_at))
-            spans[event.session_id] = (min(first, event.observed_at), max(last, event.observed_at))
-    for session_id, (first, last) in spans.items():
-        Session.objects.filter(pk=session_id).update(
-            started_at=Least("started_at", first),
-            last_event_at=Greatest(Coalesce("last_event_at", last), last),
-        )
     return stored
 
 
@@ -350,43 +339,73 @@ def _refuse_reused_ids(prepared: list[Prepared], clients: dict[str, Client], kno
             raise IdempotencyConflict(message, fields={f"events[{i}].external_id": [message]})
 
 
-def _sessions(prepared: list[Prepared], clients: dict[str, Client], user) -> dict:
-    """(client id, session reference) → Session, the missing ones created: one query to
-    find them, one to add the new (a concurrent writer's wins), one to read those back."""
-    wanted: dict[tuple, Prepared] = {}
+def _new_events_by_session(
+    prepared: list[Prepared], clients: dict[str, Client], known: dict
+) -> dict[tuple, list[Prepared]]:
+    """(client id, session reference) → the call's events new to it (an event already
+    stored under its id is not new), in call order."""
+    seen = set(known)
+    found: dict[tuple, list[Prepared]] = {}
     for p in prepared:
+        client_id = clients[p.item.client].pk
+        if p.item.external_id:
+            if (client_id, p.item.external_id) in seen:
+                continue
+            seen.add((client_id, p.item.external_id))
         if p.item.session:
-            wanted.setdefault((clients[p.item.client].pk, p.item.session), p)
-    if not wanted:
+            found.setdefault((client_id, p.item.session), []).append(p)
+    return found
+
+
+_SESSION_COLUMNS = [field.attname for field in Session._meta.concrete_fields]
+
+
+@functools.cache
+def _sessions_upsert() -> str:
+    """Each session of the call's new events, in one statement: created if missing (a
+    concurrent writer's wins), and its span widened to them. A session starts when its
+    first event happened (an import posts October's call in December) and ends with its
+    last."""
+    user_id = Session._meta.get_field("user").target_field.db_type(connection)
+    return (
+        f"INSERT INTO {Session._meta.db_table} AS s "  # noqa: S608 - the model's own names
+        "(id, tenant_id, client_id, external_ref, user_id, agent, project_id, task_id, "
+        "run_id, started_at, last_event_at) "
+        f"SELECT q.id, q.tenant_id, q.client_id, q.ref, %s::{user_id}, q.agent, '', '', '', "
+        "q.first, q.last FROM unnest(%s::uuid[], %s::uuid[], %s::uuid[], %s::text[], "
+        "%s::text[], %s::timestamptz[], %s::timestamptz[]) "
+        "AS q(id, tenant_id, client_id, ref, agent, first, last) "
+        "ON CONFLICT (client_id, external_ref) DO UPDATE SET "
+        "started_at = LEAST(s.started_at, EXCLUDED.started_at), "
+        "last_event_at = GREATEST(COALESCE(s.last_event_at, EXCLUDED.last_event_at), "
+        "EXCLUDED.last_event_at) "
+        f"RETURNING {', '.join(f's.{name}' for name in _SESSION_COLUMNS)}"
+    )
+
+
+def _sessions(by_session: dict[tuple, list[Prepared]], clients: dict[str, Client], user) -> dict:
+    """(client id, session reference) → Session, for the sessions of the call's new
+    events, each created if missing and spanning them: one statement."""
+    if not by_session:
         return {}
-    client_ids, refs = {c for c, _ in wanted}, {r for _, r in wanted}
-
-    def existing() -> dict:
-        found = Session.objects.filter(client_id__in=client_ids, external_ref__in=refs)
-        return {
-            (s.client_id, s.external_ref): s
-            for s in found
-            if (s.client_id, s.external_ref) in wanted
-        }
-
-    sessions = existing()
-    missing = [key for key in wanted if key not in sessions]
-    if missing:
-        Session.objects.bulk_create(
-            [
-                Session(
-                    tenant_id=clients[wanted[key].item.client].tenant_id,
-                    client_id=key[0],
-                    external_ref=key[1],
-                    user=user,
-                    agent=wanted[key].item.agent,
-                )
-                for key in missing
-            ],
-            ignore_conflicts=True,
+    tenant_of = {c.pk: c.tenant_id for c in clients.values()}
+    rows = [
+        (
+            uuid.uuid4(),
+            tenant_of[client_id],
+            client_id,
+            ref,
+            events[0].item.agent,
+            min(p.observed_at for p in events),
+            max(p.observed_at for p in events),
         )
-        sessions = existing()
-    return sessions
+        for (client_id, ref), events in sorted(by_session.items())
+    ]
+    columns = [list(column) for column in zip(*rows, strict=True)]
+    with connection.cursor() as cursor:
+        cursor.execute(_sessions_upsert(), [getattr(user, "pk", None), *columns])
+        found = [Session.from_db(connection.alias, _SESSION_COLUMNS, row) for row in cursor]
+    return {(s.client_id, s.external_ref): s for s in found}
 
 
 def _open_conflict_reviews(relation_ids: list[int]) -> None:
