@@ -277,4 +277,5 @@ def test_an_event_in_a_session_costs_two_statements_more(api_client, agent_key, 
         assert len(statements.captured_queries) == 19, [q["sql"][:80] for q in statements]
     first, second = Session.objects.filter(client=personas.client).order_by("external_ref")
     assert first.events.count() == 2 and second.events.count() == 1
-    assert first.started_at <= first.last_event_at == first.events.latest("observed_at").observed_at
+    latest = first.events.latest("observed_at").observed_at
+    assert first.last_event_at == latest and first.started_at <= latest
