@@ -11,16 +11,15 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.parse
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from memories.models import JobRun, Memory
 from tests.support import factories
+from tests.support.live import database_url
 
 REDIS_URL = os.environ.get("MEMORYHUB_TEST_REDIS_URL", "")
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,17 +30,11 @@ pytestmark = [
 ]
 
 
-def _database_url() -> str:
-    db = connection.settings_dict
-    host = urllib.parse.quote(db["HOST"], safe="")
-    return f"postgres://{db['USER']}:{db['PASSWORD']}@{host}:{db['PORT']}/{db['NAME']}"
-
-
 def _env() -> dict:
     return {
         **os.environ,
         "REDIS_URL": REDIS_URL,
-        "DATABASE_URL": _database_url(),
+        "DATABASE_URL": database_url(),
         "DJANGO_SETTINGS_MODULE": "memoryhub.settings",
         "MEMORYHUB_QUEUE_SYNC": "false",
         "MEMORYHUB_WORKERS": "1",

@@ -17,7 +17,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -30,6 +29,7 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.db import connection
 
 from tests.support import factories
+from tests.support.live import database_url, free_port
 from tests.support.standby import standby_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,18 +42,6 @@ STATEMENTS = [  # what is said, a question about it, a word its memory has
 ]
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _database_url() -> str:
-    db = connection.settings_dict
-    host = urllib.parse.quote(db["HOST"], safe="")
-    return f"postgres://{db['USER']}:{db['PASSWORD']}@{host}:{db['PORT']}/{db['NAME']}"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _call(port: int, method: str, path: str, key: str = "", body=None) -> tuple[int, str]:
@@ -139,7 +127,7 @@ def test_reads_go_to_the_replica_and_a_callers_own_writes_are_read_back(
     _, reader = factories.api_key_for(personas.supervisor, personas.tenant)
     env = {
         **os.environ,
-        "DATABASE_URL": _database_url(),
+        "DATABASE_URL": database_url(),
         "MEMORYHUB_REPLICA_URL": standby.url(),
         "MEMORYHUB_DATA_DIR": str(tmp_path / "data"),
         "MEMORYHUB_WEB_WORKERS": "2",
@@ -154,7 +142,7 @@ def test_reads_go_to_the_replica_and_a_callers_own_writes_are_read_back(
         "PYTHONWARNINGS": "ignore",
     }
     env.pop("DJANGO_SETTINGS_MODULE", None)
-    port = _free_port()
+    port = free_port()
     log = tmp_path / "serve.log"
     server = subprocess.Popen(  # noqa: S603
         [sys.executable, str(ROOT / "manage.py"), "serve", f"127.0.0.1:{port}",

@@ -13,20 +13,18 @@ import http.client
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
-import urllib.parse
 from pathlib import Path
 
 import pytest
-from django.db import connection
 from django.db.models import Count
 
 from memories.models import Client, Event, JobRun, Memory
 from tests.support import factories
+from tests.support.live import database_url, free_port
 
 REDIS_URL = os.environ.get("MEMORYHUB_TEST_REDIS_URL", "")
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,22 +48,10 @@ STATEMENTS = [
 ]
 
 
-def _database_url() -> str:
-    db = connection.settings_dict
-    host = urllib.parse.quote(db["HOST"], safe="")
-    return f"postgres://{db['USER']}:{db['PASSWORD']}@{host}:{db['PORT']}/{db['NAME']}"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _env(broker: str) -> dict:
     env = {
         **os.environ,
-        "DATABASE_URL": _database_url(),
+        "DATABASE_URL": database_url(),
         "DJANGO_SETTINGS_MODULE": "memoryhub.settings",
         "MEMORYHUB_QUEUE_SYNC": "false",
         "MEMORYHUB_WORKERS": "1",
@@ -141,7 +127,7 @@ def test_two_web_processes_and_two_workers_lose_nothing_and_do_nothing_twice(
         redis.Redis.from_url(REDIS_URL).flushdb()
     _, key = factories.api_key_for(personas.supervisor, personas.tenant)
     env = _env(broker)
-    ports = [_free_port(), _free_port()]
+    ports = [free_port(), free_port()]
     processes = []
     logs = []
     for n, port in enumerate(ports):

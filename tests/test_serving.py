@@ -22,6 +22,7 @@ import psutil
 import pytest
 
 from memoryhub import embedded_db, serving
+from tests.support.live import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 GB = 2**30
@@ -189,12 +190,6 @@ def test_a_multiprocessing_child_that_leaves_last_stops_the_server(data_dir):
 # --- serve: granian's workers under the embedded database, and a graceful stop ---------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _get(port: int, path: str, headers: dict | None = None) -> tuple[int, dict, bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
     try:
@@ -275,7 +270,7 @@ def test_serve_runs_registered_workers_and_stops_gracefully(data_dir):
         text=True,
         timeout=120,
     ).stdout.strip()
-    port = _free_port()
+    port = free_port()
     log = data_dir / "serve.log"
     server = subprocess.Popen(  # noqa: S603
         [*manage, "serve", f"127.0.0.1:{port}", "--no-demo", "--no-worker"],
@@ -556,7 +551,7 @@ def test_slow_clients_hold_no_server(data_dir):
     env.pop("DJANGO_SETTINGS_MODULE", None)
     manage = [sys.executable, str(ROOT / "manage.py")]
     subprocess.run([*manage, "migrate", "-v", "0"], cwd=ROOT, env=env, check=True, timeout=300)  # noqa: S603
-    port = _free_port()
+    port = free_port()
     log = data_dir / "serve.log"
     server = subprocess.Popen(  # noqa: S603
         [*manage, "serve", f"127.0.0.1:{port}", "--no-demo", "--no-worker"],

@@ -51,6 +51,13 @@ class LiveAsgiServer:
         self.socket.close()
 
 
+def free_port() -> int:
+    """A local TCP port nothing listens on now (for a server a test starts)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 def database_url() -> str:
     """This test's database, as a subprocess's DATABASE_URL."""
     db = connection.settings_dict
