@@ -7,7 +7,6 @@ a Redis server (``.ci/run`` starts one); skipped elsewhere.
 """
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -19,7 +18,7 @@ from django.utils import timezone
 
 from memories.models import JobRun, Memory
 from tests.support import factories
-from tests.support.live import database_url
+from tests.support.live import database_url, stop_groups
 
 REDIS_URL = os.environ.get("MEMORYHUB_TEST_REDIS_URL", "")
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,12 +105,7 @@ def test_a_job_goes_through_redis_to_a_real_worker(personas, tmp_path):
         while time.monotonic() < deadline and not Task.objects.filter(name="through-redis"):
             time.sleep(0.5)
     finally:
-        os.killpg(worker.pid, signal.SIGTERM)
-        try:
-            worker.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(worker.pid, signal.SIGKILL)
-            worker.wait(timeout=10)
+        stop_groups([worker], timeout=30)
         log.close()
     # The worker saved the task's result (django-q2 keeps results in the database).
     task = Task.objects.get(name="through-redis")

@@ -16,7 +16,6 @@ import http.client
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import threading
@@ -29,7 +28,7 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.db import connection
 
 from tests.support import factories
-from tests.support.live import database_url, free_port
+from tests.support.live import database_url, free_port, stop_groups
 from tests.support.standby import standby_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -234,13 +233,7 @@ def test_reads_go_to_the_replica_and_a_callers_own_writes_are_read_back(
         assert (status, json.loads(text)["replica"]) == (200, "down")
         assert _metric(port, "memoryhub_replica_up") == 0
     finally:
-        if server.poll() is None:
-            os.killpg(server.pid, signal.SIGTERM)
-            try:
-                server.wait(timeout=40)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
-                server.wait(timeout=10)
+        stop_groups([server])
 
 
 def test_without_a_replica_nothing_changes(settings):

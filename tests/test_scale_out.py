@@ -12,7 +12,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -24,7 +23,7 @@ from django.db.models import Count
 
 from memories.models import Client, Event, JobRun, Memory
 from tests.support import factories
-from tests.support.live import database_url, free_port
+from tests.support.live import database_url, free_port, stop_groups
 
 REDIS_URL = os.environ.get("MEMORYHUB_TEST_REDIS_URL", "")
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,18 +93,6 @@ def _ready(port: int) -> bool:
         return ok
     except OSError:
         return False
-
-
-def _stop(processes: list[subprocess.Popen]) -> None:
-    for process in processes:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-    for process in processes:
-        try:
-            process.wait(timeout=40)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
 
 
 @pytest.mark.parametrize(
@@ -201,7 +188,7 @@ def test_two_web_processes_and_two_workers_lose_nothing_and_do_nothing_twice(
             )
             time.sleep(0.5)
     finally:
-        _stop(processes)
+        stop_groups(processes)
         for log in logs:
             log.close()
 

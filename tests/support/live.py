@@ -9,7 +9,9 @@ subprocesses read only what the test committed.
 from __future__ import annotations
 
 import os
+import signal
 import socket
+import subprocess
 import threading
 import urllib.parse
 from typing import Literal
@@ -49,6 +51,20 @@ class LiveAsgiServer:
         self.server.should_exit = True
         self.thread.join(timeout=30)
         self.socket.close()
+
+
+def stop_groups(processes: list[subprocess.Popen], timeout: float = 40) -> None:
+    """Stop each subprocess started with ``start_new_session=True``, its children with it:
+    SIGTERM to all (a graceful stop), SIGKILL to any still running after ``timeout``."""
+    for process in processes:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+    for process in processes:
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
 
 
 def free_port() -> int:
