@@ -110,3 +110,10 @@ def test_a_field_over_its_limit_is_named(api_client, used_key, personas, url, bo
         response = _post(api_client, used_key, url, body)
     assert response.status_code == 400
     assert list(response.json()["error"]["fields"]) == [field]
+
+
+def test_a_context_message_at_its_limit_is_answered(api_client, used_key, personas):
+    response = _post(
+        api_client, used_key, "/api/v1/context/", {"client": "emma", "message": "m" * 8000}
+    )
+    assert response.status_code == 200

@@ -120,6 +120,19 @@ def test_bad_registrations_are_refused(api_client, personas, body, fields):
     assert not WebhookEndpoint.objects.exists()
 
 
+def test_a_url_of_the_stated_length_is_taken_and_one_longer_is_refused(api_client, personas):
+    api = _as(api_client, personas, "supervisor")
+    base = "https://crm.example.com/hooks?k="
+    at_limit = base + "v" * (2000 - len(base))
+    answer = api.post("/api/v1/webhooks/", {**BODY, "url": at_limit}, format="json")
+    assert answer.status_code == 201, answer.json()
+    assert WebhookEndpoint.objects.get().url == at_limit
+    longer = api.post("/api/v1/webhooks/", {**BODY, "url": at_limit + "v"}, format="json")
+    assert longer.status_code == 400
+    assert list(longer.json()["error"]["fields"]) == ["url"]
+    assert WebhookEndpoint.objects.count() == 1
+
+
 @pytest.mark.parametrize("address", ["127.0.0.1", "169.254.169.254", "10.0.0.7"])
 def test_a_private_address_is_refused_unless_allowed(api_client, personas, address):
     api = _as(api_client, personas, "supervisor")
