@@ -254,15 +254,11 @@ def _answer_complete(client, hits, now, *, record_access: bool, evidence: bool) 
         _log_reads(client, ids, now)
         record_access = False
     if record_access:
-        source = "unnest(%s::uuid[]) AS id"
-        if not connection.in_atomic_block:
-            ctes.append("quick AS (SELECT set_config('synchronous_commit', 'off', true))")
-            source = f"quick, {source}"
+        quick = not connection.in_atomic_block
+        if quick:
+            ctes.append(_QUICK_COMMIT)
         # A data-modifying WITH runs to completion whether or not the query reads it.
-        ctes.append(
-            "logged AS (INSERT INTO memories_memoryaccess (memory_id, client_id, at, rolled_up) "  # noqa: S608
-            f"SELECT id, %s, %s, false FROM {source})"
-        )
+        ctes.append(f"logged AS ({_reads_logged(quick=quick)})")
         params += [client.pk, now, ids]
     query = EVIDENCE_SQL if evidence else "SELECT NULL WHERE false"
     if evidence:
@@ -278,12 +274,21 @@ def _log_reads(client, ids, now) -> None:
     """The read log alone, on the primary (``_answer_complete`` joins it to the evidence
     when both are on the primary)."""
     with bound_cursor() as cursor:
-        cursor.execute(
-            "WITH quick AS (SELECT set_config('synchronous_commit', 'off', true)) "
-            "INSERT INTO memories_memoryaccess (memory_id, client_id, at, rolled_up) "
-            "SELECT id, %s, %s, false FROM quick, unnest(%s::uuid[]) AS id",
-            [client.pk, now, ids],
-        )
+        cursor.execute(f"WITH {_QUICK_COMMIT} {_reads_logged(quick=True)}", [client.pk, now, ids])
+
+
+# This statement's implicit transaction does not wait for the WAL flush (is_local).
+_QUICK_COMMIT = "quick AS (SELECT set_config('synchronous_commit', 'off', true))"
+
+
+def _reads_logged(*, quick: bool) -> str:
+    """The INSERT of one read-log row per returned memory; its parameters are the client,
+    the time and the memory ids. ``quick`` joins the CTE ``_QUICK_COMMIT`` names."""
+    source = "quick, unnest(%s::uuid[]) AS id" if quick else "unnest(%s::uuid[]) AS id"
+    return (
+        "INSERT INTO memories_memoryaccess (memory_id, client_id, at, rolled_up) "  # noqa: S608
+        f"SELECT id, %s, %s, false FROM {source}"
+    )
 
 
 def packed(hits: list[Hit], budget_chars: int) -> list[Hit]:
