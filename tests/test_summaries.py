@@ -252,3 +252,20 @@ def test_a_topic_names_something_or_is_left_out(personas):
     summary = _summaries().get()
     assert summary.metadata["summary"]["topic"] == ""
     assert not summary.content.startswith("Topic")
+
+
+def test_the_outcome_is_what_was_said_not_a_courtesy(personas):
+    _call(
+        personas,
+        lines=[
+            ("client", "Can we move my pension to the new provider before the end of March?"),
+            ("assistant", "Certainly! The pension transfer will complete next week."),
+            ("client", "Thanks, bye!"),
+        ],
+    )
+    with time_machine.travel(NOW, tick=False):
+        run(episodes_summarize)
+    summary = _summaries().get()
+    assert summary.metadata["summary"]["outcome"] == (
+        "The pension transfer will complete next week."
+    )

@@ -178,8 +178,8 @@ def _summarize(session: Session, now, counts: JobCounts):
 
 def heuristic_summary(events: list[Event], facts: list[Memory]) -> dict:
     """Topic: the names and the words the client repeats most; intent: the client's first request
-    or question; outcome: the last thing said; key facts: the most important memories the
-    session taught (episodes excluded)."""
+    or question; outcome: the last thing said that says something ("Certainly!" does not);
+    key facts: the most important memories the session taught (episodes excluded)."""
     client_lines = [e for e in events if fold(e.speaker or "user") not in ASSISTANT_SPEAKERS]
     names = [
         entity["text"]
@@ -204,19 +204,19 @@ def heuristic_summary(events: list[Event], facts: list[Memory]) -> dict:
     return {
         "topic": ", ".join(topic),
         "intent": _intent(client_lines or events),
-        "outcome": _first_sentence(events[-1].content) if events else "",
+        "outcome": _outcome(events),
         "key_facts": [f.content for f in facts if f.kind != Kind.EPISODIC][:5],
     }
 
 
+def _says_something(sentence: str) -> bool:
+    """Two words that are neither grammar nor chat ("Hi, how are you?", "Certainly!" are not)."""
+    return sum(1 for w in _WORD.findall(fold(sentence)) if len(w) > 3 and w not in _TOPIC_SKIP) >= 2
+
+
 def _intent(events: list[Event]) -> str:
     """The first request or question that says something ("Hi, how are you?" does not)."""
-    sentences = [
-        s
-        for e in events
-        for s in split_sentences(e.content)
-        if sum(1 for w in _WORD.findall(fold(s)) if len(w) > 3 and w not in _TOPIC_SKIP) >= 2
-    ]
+    sentences = [s for e in events for s in split_sentences(e.content) if _says_something(s)]
     for sentence in sentences:
         folded = fold(sentence)
         if sentence.rstrip().endswith("?") or any(cue in folded for cue in _REQUEST):
@@ -224,9 +224,15 @@ def _intent(events: list[Event]) -> str:
     return sentences[0][:300] if sentences else ""
 
 
-def _first_sentence(text: str) -> str:
-    sentences = split_sentences(text)
-    return (sentences[0] if sentences else text)[:300]
+def _outcome(events: list[Event]) -> str:
+    """The first sentence that says something of the last event that has one: an answer that
+    opens with "Certainly!" is summed up by what follows, a closing "Thanks, bye!" by what
+    came before it."""
+    for event in reversed(events):
+        for sentence in split_sentences(event.content):
+            if _says_something(sentence):
+                return sentence[:300]
+    return ""
 
 
 def render(summary: dict) -> str:
