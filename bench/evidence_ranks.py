@@ -38,16 +38,11 @@ def main() -> None:
     django.setup()
     import ranking_weights as benchmarks
 
-    from memories.models import LIVE_STATUSES, Client
+    from memories.models import LIVE_STATUSES
     from memories.models.links import Evidence
     from memories.services.retrieval import memories_search
 
-    clients = {c.external_ref.rsplit("-", 1)[0]: c for c in Client.objects.all()}
-    beam = not any(ref.startswith("locomo-") for ref in clients)
-    sys.path.insert(0, str(benchmarks.BENCHMARK))  # LoCoMo's own eval script
-    questions = (
-        benchmarks._beam(clients) if beam else benchmarks._locomo(clients, benchmarks.BENCHMARK)
-    )
+    questions = benchmarks.questions_here()
     stored = {
         client.pk: set(
             Evidence.objects.filter(

@@ -40,17 +40,12 @@ def main() -> None:
     import numpy as np
     import ranking_weights as benchmarks
 
-    from memories.models import LIVE_STATUSES, Client, Event
+    from memories.models import LIVE_STATUSES, Event
     from memories.models.links import Evidence
     from memories.services.embedding import providers
     from memories.services.retrieval import memories_search, ranking_weights
 
-    clients = {c.external_ref.rsplit("-", 1)[0]: c for c in Client.objects.all()}
-    beam = not any(ref.startswith("locomo-") for ref in clients)
-    sys.path.insert(0, str(benchmarks.BENCHMARK))  # LoCoMo's own eval script
-    questions = (
-        benchmarks._beam(clients) if beam else benchmarks._locomo(clients, benchmarks.BENCHMARK)
-    )
+    questions = benchmarks.questions_here()
     chain = providers.get_chain()
     messages = {}
     for client in {q.client for q in questions}:

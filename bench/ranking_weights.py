@@ -111,6 +111,18 @@ class _Question:
     update: tuple | None = None  # BEAM: (new ids, old ids) of a knowledge update
 
 
+def questions_here(benchmark_dir: Path = BENCHMARK) -> list[_Question]:
+    """The benchmark questions on the clients of the database Django is set up on: LoCoMo's
+    or BEAM's, told apart by the clients' references (``locomo-…`` or a chat's number)."""
+    from memories.models import Client
+
+    clients = {c.external_ref.rsplit("-", 1)[0]: c for c in Client.objects.all()}
+    if any(ref.startswith("locomo-") for ref in clients):
+        sys.path.insert(0, str(benchmark_dir))  # LoCoMo's own eval script
+        return _locomo(clients, benchmark_dir)
+    return _beam(clients)
+
+
 def _locomo(clients, benchmark_dir: Path) -> list[_Question]:
     """LoCoMo's questions on the clients here: client, question, evidence, evidence words."""
     from locomo_eval import questions_of, turns_of, words
