@@ -14,13 +14,12 @@ Also: how many distinct messages the top 10 cite. Nothing is written.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import sys
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import ranking_weights as benchmarks
+
 BUCKETS = ((10, "top 10"), (20, "11-20"), (50, "21-50"))
 
 
@@ -29,14 +28,7 @@ def main() -> None:
     parser.add_argument("data_dir", type=Path)
     parser.add_argument("--depth", type=int, default=100)
     args = parser.parse_args()
-    os.environ["MEMORYHUB_DATA_DIR"] = str(args.data_dir)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings")
-    os.environ.setdefault("MEMORYHUB_LOG_LEVEL", "ERROR")
-    sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
-    import django
-
-    django.setup()
-    import ranking_weights as benchmarks
+    benchmarks.open_database(args.data_dir)
 
     from memories.models import LIVE_STATUSES
     from memories.models.links import Evidence

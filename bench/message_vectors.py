@@ -16,12 +16,11 @@ Nothing is written.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import ranking_weights as benchmarks
+
 KS = (5, 10, 20)
 
 
@@ -30,15 +29,8 @@ def main() -> None:
     parser.add_argument("data_dir", type=Path)
     parser.add_argument("--rank", choices=("dense", "bm25"), default="dense")
     args = parser.parse_args()
-    os.environ["MEMORYHUB_DATA_DIR"] = str(args.data_dir)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings")
-    os.environ.setdefault("MEMORYHUB_LOG_LEVEL", "ERROR")
-    sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
-    import django
-
-    django.setup()
+    benchmarks.open_database(args.data_dir)
     import numpy as np
-    import ranking_weights as benchmarks
 
     from memories.models import LIVE_STATUSES, Event
     from memories.models.links import Evidence

@@ -111,6 +111,17 @@ class _Question:
     update: tuple | None = None  # BEAM: (new ids, old ids) of a knowledge update
 
 
+def open_database(data_dir: Path) -> None:
+    """Django set up on the embedded database a benchmark run left in ``data_dir``."""
+    os.environ["MEMORYHUB_DATA_DIR"] = str(data_dir)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings")
+    os.environ.setdefault("MEMORYHUB_LOG_LEVEL", "ERROR")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+
+
 def questions_here(benchmark_dir: Path = BENCHMARK) -> list[_Question]:
     """The benchmark questions on the clients of the database Django is set up on: LoCoMo's
     or BEAM's, told apart by the clients' references (``locomo-…`` or a chat's number)."""
