@@ -222,7 +222,8 @@ def _scored_candidates(search: Search) -> list[Candidate]:
             cursor.execute(*candidates_statement(search, thorough=True))
             fetched = cursor.fetchall()
     width, at = len(SCORED_COLUMNS), len(SCORED_COLUMNS) + 1 + len(COMPONENTS)
-    if fetched and not Floor.configured().answers(Relevance(*fetched[0][at : at + 4])):
+    floor = Floor.configured(search.space.model if search.space else None)
+    if fetched and not floor.answers(Relevance(*fetched[0][at : at + 4])):
         return []  # nothing matches: that is the answer, not the client's nearest memories
     return [
         Candidate(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memories.conf import setting
+from memories.conf import cosine_setting, setting
 
 
 @dataclass(frozen=True)
@@ -38,12 +38,13 @@ class Floor:
     GAP_CANDIDATES = 8
 
     @classmethod
-    def configured(cls) -> Floor:
+    def configured(cls, model: str | None = None) -> Floor:
+        """The floor for cosines of ``model``'s vectors (None: the default model's)."""
         return cls(
-            float(setting("SEARCH_FLOOR_SEMANTIC")),
+            cosine_setting("SEARCH_FLOOR_SEMANTIC", model),
             float(setting("SEARCH_FLOOR_COVERAGE")),
-            float(setting("SEARCH_FLOOR_GAP")),
-            float(setting("SEARCH_FLOOR_SEMANTIC_FEW")),
+            cosine_setting("SEARCH_FLOOR_GAP", model),
+            cosine_setting("SEARCH_FLOOR_SEMANTIC_FEW", model),
         )
 
     def answers(self, relevance: Relevance) -> bool:

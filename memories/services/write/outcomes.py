@@ -97,6 +97,7 @@ class OutcomeWriter:
                 neighbours=neighbours,
                 tags=candidate.tags,
                 subject=statement_subject(item.speaker, client),
+                model=space.model if space else None,
             )
         if verdict.action == Judgement.DUPLICATE:
             assert verdict.memory is not None  # judge names the memory a statement repeats

@@ -18,7 +18,7 @@ import numpy as np
 from django.db import connection, models
 from django.db.models import Q
 
-from memories.conf import setting
+from memories.conf import cosine_setting, setting
 from memories.models import (
     LIVE_STATUSES,
     ConflictPolicy,
@@ -75,7 +75,7 @@ class Neighbours:
     @classmethod
     def load(cls, *, space: EmbeddingSpace | None, wanted: list[tuple[object, object, list]]):
         """``wanted``: (key, client id, vector) of each statement to be judged."""
-        floor = float(setting("EXTEND_CANDIDATE_FLOOR"))
+        floor = cosine_setting("EXTEND_CANDIDATE_FLOOR", space.model if space else None)
         if space is None or not wanted:
             return cls({}, floor)
         distance = space.distance_sql("q.v")
@@ -234,8 +234,10 @@ def judge(
     neighbours: Callable[[], list[tuple[Memory, float]]],
     tags=(),
     subject: str = "",
+    model: str | None = None,
 ) -> Verdict:
-    """``neighbours`` is called only when text and attribute did not already decide. Only
+    """``neighbours`` is called only when text and attribute did not already decide; their
+    cosines are ``model``'s (None: the default model's). Only
     memories about the same ``subject`` are the same statement, or contradicted by it: in a
     conversation between people, one person's "I'm not married yet" says nothing of the
     other's husband, and two people who both love hiking are two memories."""
@@ -266,7 +268,8 @@ def judge(
         # The same person in the same role: "my husband Marcus loves golf" and "my husband
         # Marcus works at GKN" share only whom they are about. The words decide below.
 
-    dedup, extend = float(setting("DEDUP_THRESHOLD")), float(setting("EXTEND_THRESHOLD"))
+    dedup = cosine_setting("DEDUP_THRESHOLD", model)
+    extend = cosine_setting("EXTEND_THRESHOLD", model)
     for memory, similarity in neighbours():
         if memory.subject != subject:
             continue  # about someone else
