@@ -50,15 +50,8 @@ def main() -> None:
     parser.add_argument("--eval-only", action="store_true", help="memory_eval alone (quick)")
     parser.add_argument("--no-eval", action="store_true", help="the benchmark alone")
     args = parser.parse_args()
-    os.environ["MEMORYHUB_DATA_DIR"] = str(args.data_dir)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings")
-    os.environ.setdefault("MEMORYHUB_LOG_LEVEL", "ERROR")
-    sys.path[:0] = [str(ROOT), str(args.benchmark_dir)]
-    import django
-
-    django.setup()
+    open_database(args.data_dir)
     from memories.evaluation import runner
-    from memories.models import Client
     from memories.services.retrieval import ranking_weights
 
     variants = json.loads(args.weights) if args.weights else VARIANTS
@@ -66,12 +59,8 @@ def main() -> None:
         name: {**ranking_weights(), **{k: v for k, v in over.items() if not k.isupper()}}
         for name, over in variants.items()
     }
-    clients = {c.external_ref.rsplit("-", 1)[0]: c for c in Client.objects.all()}
-    beam = not any(ref.startswith("locomo-") for ref in clients)
-    questions = (
-        [] if args.eval_only else (_beam(clients) if beam else _locomo(clients, args.benchmark_dir))
-    )
-    extra = "ku   " if beam else ""
+    questions = [] if args.eval_only else questions_here(args.benchmark_dir)
+    extra = "ku   " if any(qa.update for qa in questions) else ""  # BEAM's updates
     print(
         f"{'weighting':<16} r@5   r@10  r@20  tr@10 chars {extra} "
         "| eval r@1 r@3 r@10 stale@3 stale@10"

@@ -99,7 +99,7 @@ def take(*, tenant=None) -> Snapshot:
 def _whole() -> Snapshot:
     """Every table in one statement: its row count and the md5 of its rows' text in key
     order, whole rows (every column) as PostgreSQL writes them."""
-    parts = []
+    parts, labels = [], []
     for model in _tables():
         table = connection.ops.quote_name(model._meta.db_table)
         key = connection.ops.quote_name(model._meta.pk.column)
@@ -107,7 +107,7 @@ def _whole() -> Snapshot:
             f"SELECT %s, count(*), md5(coalesce(string_agg(t::text, '|' ORDER BY t.{key}), '')) "
             f"FROM {table} t"
         )
-    labels = [model._meta.label for model in _tables()]
+        labels.append(model._meta.label)
     with connection.cursor() as cursor:
         cursor.execute(" UNION ALL ".join(parts), labels)
         return Snapshot({label: (rows, digest) for label, rows, digest in cursor.fetchall()})

@@ -239,6 +239,10 @@ def _scored_candidates(search: Search) -> list[Candidate]:
     ]
 
 
+# This statement's implicit transaction does not wait for the WAL flush (is_local).
+_QUICK_COMMIT = "quick AS (SELECT set_config('synchronous_commit', 'off', true))"
+
+
 def _answer_complete(client, hits, now, *, record_access: bool, evidence: bool) -> None:
     """One statement after the pick: log the reads (one INSERT for the whole answer) and
     read the hits' evidence.
@@ -276,10 +280,6 @@ def _log_reads(client, ids, now) -> None:
     when both are on the primary)."""
     with bound_cursor() as cursor:
         cursor.execute(f"WITH {_QUICK_COMMIT} {_reads_logged(quick=True)}", [client.pk, now, ids])
-
-
-# This statement's implicit transaction does not wait for the WAL flush (is_local).
-_QUICK_COMMIT = "quick AS (SELECT set_config('synchronous_commit', 'off', true))"
 
 
 def _reads_logged(*, quick: bool) -> str:
