@@ -199,6 +199,35 @@ def test_a_date_in_the_question_narrows_the_answer(personas, remember):
         assert (hits[0].scores["window"], hits[1].scores["window"]) == (1.0, 0.0), query
 
 
+def test_what_a_question_says_about_the_conversation_is_not_searched_for(personas, remember):
+    """Words about talking ("can you give me a summary of…", "throughout our
+    conversations") must neither pull a memory about talking first nor weigh against the
+    memory about the subject."""
+    mortgage = remember("The mortgage application still needs three months of bank statements.")
+    remember("She mentioned in our conversations that she likes a summary of each meeting.")
+    remember("Her brother discussed the order of the speeches at the wedding.")
+    for other in ("Enjoys sailing on weekends.", "Prefers afternoon meetings."):
+        remember(other)
+    hits = memories_search(
+        client=personas.client,
+        query="Can you give me a summary of everything I mentioned about the mortgage, "
+        "in order, throughout our conversations?",
+        k=3,
+    )
+    assert _contents(hits)[0] == mortgage.content
+
+
+def test_the_days_a_question_names_are_not_among_its_words(personas, remember):
+    """The window weighs the days ("in April 2022"); as words, the month and the year would
+    rank a memory that spells them out above the one that happened then."""
+    puppy = remember(
+        "Adopted a puppy from the shelter.", occurred=Happened(date(2022, 4, 12), "day")
+    )
+    remember("Adopted a budget for April 2022 after the shelter fundraiser.")
+    hits = memories_search(client=personas.client, query="What did she adopt in April 2022?", k=2)
+    assert hits[0].memory.pk == puppy.pk
+
+
 def test_recency_alone_never_decides(personas, remember):
     remember("Allergic to penicillin.", days_ago=200)
     for day in range(5):

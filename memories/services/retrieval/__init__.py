@@ -13,7 +13,9 @@ candidates), confidence, importance, canonicity (promoted > active > candidate),
 (the query names who said it), answer (it holds the kind of answer the question asks for:
 a person, a day, an amount; ``answers.py``), window (it happened in the days the question
 names, "in April 2022", "last week": a soft window, and those words are taken out of the
-query's vector and so out of the floor).
+query's vector and words, and so out of the floor). What a question says about the
+conversation rather than its subject ("can you give me a summary of…", "throughout our
+conversations") is not searched for at all (``framing.py``).
 
 A penalty: past (a plan or deadline whose day has gone by: still found, a little lower).
 Redundancy penalises a candidate by its similarity to those already chosen (greedy, like
@@ -48,6 +50,7 @@ from memories.services.embedding import providers as embeddings
 from memories.services.embedding import spaces
 from memories.services.retrieval.answers import expected_answer
 from memories.services.retrieval.floor import Floor, Relevance
+from memories.services.retrieval.framing import unframed
 from memories.services.retrieval.pick import CONTENT_HASH, ID, Candidate, Hit, select
 from memories.services.retrieval.statement import (
     COMPONENTS,
@@ -123,14 +126,18 @@ def memories_search(
     with traces.memory_operation("search_memory", store=client.pk) as span:
         now = now or timezone.now()
         weights = weights or ranking_weights()
-        speakers, unnamed = named_speakers(client, query)
+        # What it says about the conversation ("can you give me a summary of…", "throughout
+        # our conversations") is not what it asks about (framing.py).
+        topic = unframed(query)
         # The days it asks about weigh through the window component: in a vector they would
-        # pull every statement that names a date closer, whatever it says.
-        window, undated = query_window(unnamed, now)
+        # pull every statement that names a date closer, whatever it says; among the words
+        # they would count against every memory that does not spell the date out.
+        window, undated = query_window(topic, now)
         # Names match by their words (and the speaker component); in a vector they would only
         # pull every statement of that person closer, whatever it says.
-        space, vector = _query_vector(client, undated) if weights.get("semantic") else (None, None)
-        words, blind_readings = _query_words(client.tenant, query)
+        speakers, unnamed = named_speakers(client, undated)
+        space, vector = _query_vector(client, unnamed) if weights.get("semantic") else (None, None)
+        words, blind_readings = _query_words(client.tenant, undated)
         search = Search(
             client=client,
             space=space,
