@@ -16,6 +16,7 @@ from memories.services.embedding.reembed import memories_reembed
 from memories.services.extraction.time_expressions import Happened
 from memories.services.retrieval import Filters, memories_search, ranking_weights
 from memories.services.retrieval.answers import Expected, expected_answer
+from memories.services.retrieval.window import asks_beginning
 from tests.support import factories
 
 pytestmark = pytest.mark.django_db
@@ -67,6 +68,7 @@ def test_every_hit_explains_its_score(personas, remember):
         "speaker",
         "answer",
         "window",
+        "early",
         "past",
         "outdated",
         "redundancy",
@@ -226,6 +228,33 @@ def test_the_days_a_question_names_are_not_among_its_words(personas, remember):
     remember("Adopted a budget for April 2022 after the shelter fundraiser.")
     hits = memories_search(client=personas.client, query="What did she adopt in April 2022?", k=2)
     assert hits[0].memory.pk == puppy.pk
+
+
+def test_a_question_about_how_things_began_puts_what_was_said_first_first(personas, remember):
+    first = remember("Set up the project on a ThinkPad X1 with Python 3.10.", days_ago=90)
+    later = remember("Moved the project to a MacBook Pro with Python 3.12.", days_ago=10)
+    asked = "Which laptop and Python did I use when I first set up the project?"
+    hits = memories_search(client=personas.client, query=asked, k=2)
+    assert [h.memory.pk for h in hits] == [first.pk, later.pk]
+    assert (hits[0].scores["early"], hits[1].scores["early"]) == (1.0, 0.0)
+    hits = memories_search(client=personas.client, query="Which laptop and Python do I use?", k=2)
+    assert {h.scores["early"] for h in hits} == {0.0}
+
+
+@pytest.mark.parametrize(
+    ("question", "beginning"),
+    [
+        ("What did I say I was using when I first described my setup?", True),
+        ("How many entries did the dataset have at the start?", True),
+        ("What was my initial quiz score?", True),
+        ("Che cosa avevo detto all'inizio del mutuo?", True),
+        ("¿Qué dije al principio sobre la hipoteca?", True),
+        ("What is the sum of the first ten odd numbers?", False),
+        ("When did she start her new job?", False),
+    ],
+)
+def test_whether_a_question_asks_how_things_began(question, beginning):
+    assert asks_beginning(question) is beginning
 
 
 def test_recency_alone_never_decides(personas, remember):

@@ -15,7 +15,8 @@ a person, a day, an amount; ``answers.py``), window (it happened in the days the
 names, "in April 2022", "last week": a soft window, and those words are taken out of the
 query's vector and words, and so out of the floor). What a question says about the
 conversation rather than its subject ("can you give me a summary of…", "throughout our
-conversations") is not searched for at all (``framing.py``).
+conversations") is not searched for at all (``framing.py``), early (it was said before the
+other candidates, when the question asks how things began: "when I first…", "initially").
 
 A penalty: past (a plan or deadline whose day has gone by: still found, a little lower).
 Redundancy penalises a candidate by its similarity to those already chosen (greedy, like
@@ -58,7 +59,7 @@ from memories.services.retrieval.statement import (
     Search,
     candidates_statement,
 )
-from memories.services.retrieval.window import query_window
+from memories.services.retrieval.window import asks_beginning, query_window
 from memories.text import QUERY_WORD, fold
 from memoryhub import replica
 from memoryhub.observability import traces
@@ -83,6 +84,7 @@ DEFAULT_WEIGHTS = {
     "speaker": 0.10,
     "answer": 0.05,
     "window": 0.10,
+    "early": 0.10,
     "past": 0.05,
     "redundancy": 0.10,
     "same_event": 0.10,
@@ -152,6 +154,7 @@ def memories_search(
             k=k,
             blind_readings=blind_readings,
             window=window,
+            beginning=asks_beginning(topic),
         )
         rows = _scored_candidates(search)
         hits = select(rows, weights, k)

@@ -33,3 +33,5 @@ class Search:
     blind_readings: tuple[tuple[str, str, int], ...] | None = None
     # The days the query asks about ("in April 2022"), if it names them.
     window: Window | None = None
+    # The question asks about how things began ("when I first…", "initially").
+    beginning: bool = False

@@ -31,6 +31,7 @@ COMPONENTS = (
     "speaker",
     "answer",
     "window",
+    "early",
     "past",
 )
 # Components that count against a memory: its weight is subtracted.
@@ -294,6 +295,8 @@ def _components(search: Search) -> Sql:
         "AS c_speaker, "
         "(m.tags && {tags}::varchar[] OR ({when} AND m.occurred_on IS NOT NULL))::int::float8 "
         "AS c_answer, {window} AS c_window, "
+        "CASE WHEN {beginning} THEN 1 - percent_rank() OVER (ORDER BY m.observed_at) "
+        "ELSE 0 END::float8 AS c_early, "
         "(m.expires_at IS NOT NULL AND m.expires_at <= {now})::int::float8 AS c_past",
         recency=Sql(
             recency_sql("m.last_seen_at"),
@@ -304,6 +307,7 @@ def _components(search: Search) -> Sql:
         tags=list(search.expected.tags),
         when=search.expected.when,
         window=_in_window(search.window),
+        beginning=search.beginning,
         now=search.now,
     )
 

@@ -1,5 +1,6 @@
 """When a question asks about: the days it names, as a window the ranking weighs softly
-("in April 2022", "last week", "on 21 December 2022"), and the question without them."""
+("in April 2022", "last week", "on 21 December 2022"), and the question without them; or
+how things began ("when I first…", "initially": ``asks_beginning``)."""
 
 from __future__ import annotations
 
@@ -82,3 +83,21 @@ _DANGLING = re.compile(
     r"\s(?:in|on|of|during|since|before|after|nel|a|di|en|el|de|del)\s*(?=[?¿!.]*\s*$)",
     re.IGNORECASE,
 )
+
+
+# The question asks about how things began: "when I first described my setup", "at the
+# start", "initially", "all'inizio", "al principio". Matched on the folded question.
+_BEGINNING = re.compile(
+    r"\b(?:i|we) first\b|\b(?:at|from) the (?:very )?(?:start|beginning|outset)\b"
+    r"|\b(?:initially|originally|at first|in the beginning)\b"
+    r"|\b(?:my|our) (?:initial|original)\b|\bwhen (?:i|we) (?:started|began)\b"
+    r"|\ball'?\s?inizio\b|\binizialmente\b|\bla prima volta che\b"
+    r"|\bquando ho (?:iniziato|cominciato)\b"
+    r"|\bal principio\b|\binicialmente\b|\bla primera vez que\b|\bcuando empece\b"
+)
+
+
+def asks_beginning(query: str) -> bool:
+    """The question asks about how things began (``_BEGINNING``): what was said first
+    answers it best."""
+    return bool(_BEGINNING.search(match_form(query)))
