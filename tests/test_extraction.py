@@ -170,6 +170,29 @@ def test_contradicting_statements_share_the_attribute():
     assert (liked.negated, refused.negated) == (False, True)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I prefer it due to its flexibility and industry adoption.",
+        "I like it a lot.",
+        "I prefer this over the old one.",
+        "Preferisco questo perché costa meno.",
+        "Prefiero esto porque es más barato.",
+    ],
+)
+def test_a_preference_for_what_a_pronoun_stands_for_has_no_attribute(text):
+    """The thing is named in an earlier sentence: keyed by the word after the pronoun
+    ("due", "lot"), a later "I prefer it for…" about anything else would supersede it."""
+    assert [c.attribute for c in extract(text, observed_at=OBSERVED_AT)] == []
+
+
+def test_a_preference_for_a_named_thing_keeps_its_attribute():
+    found = extract("I prefer this bank over the others.", observed_at=OBSERVED_AT)
+    assert [(c.attribute, c.value) for c in found] == [("preference:bank", "bank")]
+    found = extract("I like it when you email me.", observed_at=OBSERVED_AT)
+    assert [(c.attribute, c.value) for c in found] == [("contact_channel", "email")]
+
+
 @pytest.mark.parametrize("speaker", [*sorted(ASSISTANT_SPEAKERS), "Assistant", " BOT "])
 def test_assistant_speech_is_ignored_by_default(speaker):
     text = "I prefer email and I live in Milan."

@@ -3,7 +3,7 @@ one; a decision about something else does not."""
 
 import pytest
 
-from memories.models import Status
+from memories.models import Memory, Status
 from memories.services.write.changes import decision_changed as _decision_changed
 
 CHANGED = [
@@ -61,3 +61,14 @@ def test_a_decision_about_another_thing_leaves_the_first_alone(personas, said_la
     )
     assert action != "updated"
     assert status == Status.ACTIVE
+
+
+@pytest.mark.django_db
+def test_a_preference_for_it_is_kept_with_what_it_stands_for(personas, post_event):
+    """ "I prefer it…" names nothing of its own. Said of two trackers a month apart, each is
+    kept with the sentence that names its tracker; neither repeats nor replaces the other."""
+    post_event("We tried the SORT tracker. I prefer it due to its simplicity.", days_ago=30)
+    post_event("Then we tried DeepSORT. I prefer it due to its flexibility.")
+    live = Memory.objects.filter(status=Status.ACTIVE).values_list("content", flat=True)
+    assert any("SORT tracker" in c and "simplicity" in c for c in live)
+    assert any("DeepSORT" in c and "flexibility" in c for c in live)

@@ -143,6 +143,8 @@ def _phrase(obj: str, language: str, verb_first: bool) -> tuple[str, str]:
         r"[;:.!?()]|,\s(?=(?:and|but|or|so|not|please|i|we|you|it|e|ma|o|y|pero)\b)|,$", obj
     )[0].replace(",", " ")
     tokens = [_ELISION.sub("", token) for token in words(first_clause)]  # l'oro → oro
+    if tokens and _unnamed(tokens):
+        return "", ""
     infinitive, n = re.compile(cues.INFINITIVE[language]), len(tokens)
 
     def skip(j: int, vocabulary: frozenset[str] = _FILLERS) -> int:
@@ -167,6 +169,25 @@ def _phrase(obj: str, language: str, verb_first: bool) -> tuple[str, str]:
         return "", ""
     head = chunk[-1] if language == "en" else chunk[0]  # English nouns end the phrase
     return " ".join(chunk), _HEADS.get(head, head)
+
+
+# What stands for a thing without naming it: "I prefer it due to its flexibility", "I like
+# this a lot", "preferisco questo perché costa meno". The thing is in an earlier sentence, so
+# the statement has no attribute of its own: keyed by the word after the pronoun ("due",
+# "lot", "costa"), a later "I prefer it for…" about anything else would supersede it.
+_PRONOUNS = words_of("it them")
+_DEMONSTRATIVES = words_of(
+    "this that these those questo questa questi queste quello quella quelli quelle cio "
+    "esto eso esta esa este ese estos esos estas esas ello"
+)
+
+
+def _unnamed(tokens: list[str]) -> bool:
+    """The object is a pronoun: ``it`` or ``them``, or a demonstrative that no noun follows."""
+    first, following = tokens[0], tokens[1] if len(tokens) > 1 else ""
+    if first in _PRONOUNS:
+        return True
+    return first in _DEMONSTRATIVES and (not following or following in _BREAKS | _FILLERS)
 
 
 def children_count(folded: str) -> str:
