@@ -36,6 +36,12 @@ from memories.services.retrieval.framing import unframed
         # Nothing about the conversation: as it is.
         ("What is the login API response time?", "What is the login API response time?"),
         ("She saves in order to buy a flat.", "She saves in order to buy a flat."),
+        ("Are her papers in order before the move?", "Are her papers in order before the move?"),
+        (
+            "Does she want an annual summary of the fees?",
+            "Does she want an annual summary of the fees?",
+        ),
+        ("Which funds are in order of risk?", "Which funds are in order of risk?"),
         # Nothing but the conversation: as it is (there is nothing else to search for).
         ("What did I mention?", "What did I mention?"),
         ("Can you give me a summary?", "Can you give me a summary?"),

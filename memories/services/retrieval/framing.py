@@ -20,6 +20,16 @@ import re
 # Each form is one alternative; the text is matched case-insensitively, accents as said
 # or left out ("podrías", "podrias").
 _FORMS = (
+    # A summary asked for: "can you give me a thorough summary that captures…", "puoi farmi
+    # un riassunto del…". Only as a request: "she wants an annual summary of the fees" is
+    # what she said, not how she asks.
+    r"\b(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:give\s+me|provide(?:\s+me\s+with)?)"
+    r"\s+(?:a|an)\s+(?:\w+\s+)?(?:summary|overview|recap|rundown)"
+    r"(?:\s+that\s+(?:captures|covers))?(?:\s+of)?\b",
+    r"\b(?:(?:puoi|potresti)\s+(?:per\s+favore\s+)?)?(?:farmi|darmi)\s+un\s+(?:breve\s+)?"
+    r"(?:riassunto|riepilogo|resoconto)(?:\s+(?:di|del|della|dei|delle))?\b",
+    r"\b(?:(?:puedes|podr[ií]as)\s+(?:por\s+favor\s+)?)?(?:darme|hacerme)\s+un\s+(?:breve\s+)?"
+    r"(?:resumen|repaso)(?:\s+(?:de|del))?\b",
     # A request to list or recall: "can you give me", "could you walk me through",
     # "puoi darmi", "podrías recordarme".
     r"\b(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:give\s+me|walk\s+me\s+through"
@@ -30,11 +40,6 @@ _FORMS = (
     r"|riassumere|riepilogare)\b",
     r"\b(?:puedes|podr[ií]as)\s+(?:por\s+favor\s+)?(?:darme|hacerme|enumerar(?:me)?"
     r"|recordarme|resumir(?:me)?)\b",
-    # A summary of: "a thorough summary that captures", "un riassunto di", "un resumen de".
-    r"\b(?:a|an)\s+(?:\w+\s+)?(?:summary|overview|recap|rundown)"
-    r"(?:\s+that\s+(?:captures|covers))?(?:\s+of)?\b",
-    r"\bun\s+(?:breve\s+)?(?:riassunto|riepilogo|resoconto)(?:\s+(?:di|del|della|dei|delle))?\b",
-    r"\bun\s+(?:breve\s+)?(?:resumen|repaso)(?:\s+(?:de|del))?\b",
     # Where it was said: "throughout our conversations", "nelle nostre conversazioni".
     r"\b(?:throughout|across|in|during|over)\s+(?:all\s+)?(?:of\s+)?our\s+(?:previous\s+"
     r"|past\s+|earlier\s+)?(?:conversations?|chats?|discussions?|sessions?|talks?)\b",
@@ -54,9 +59,11 @@ _FORMS = (
     r"\(?\s*(?:please\s+)?(?:mention|list|name)\s+(?:\d+|all\s+the|all)\s+(?:items?|points?"
     r"|things?|steps?)(?:\s+in\s+(?:order|total))?\s*\)?",
     r"\b(?:the\s+)?order\s+in\s+which\b",
-    r"\bin\s+(?:chronological\s+)?order\b(?!\s+to\b)",
-    r"\bin\s+ordine(?:\s+cronologico)?\b",
-    r"\ben\s+orden(?:\s+cronol[oó]gico)?\b",
+    # "In order" as the last words of a clause: "my papers in order before the move" and
+    # "in order to" are what is said.
+    r"\bin\s+(?:chronological\s+)?order(?=\s*(?:[?.!,;(]|$))",
+    r"\bin\s+ordine(?:\s+cronologico)?(?=\s*(?:[?.!,;(]|$))",
+    r"\ben\s+orden(?:\s+cronol[oó]gico)?(?=\s*(?:[?.!,;(]|$))",
 )
 _FRAMING = re.compile("|".join(f"(?:{form})" for form in _FORMS), re.IGNORECASE)
 # Fewer content words than this left: the question was all framing; it is searched as said.
