@@ -13,10 +13,10 @@ candidates), confidence, importance, canonicity (promoted > active > candidate),
 (the query names who said it), answer (it holds the kind of answer the question asks for:
 a person, a day, an amount; ``answers.py``), window (it happened in the days the question
 names, "in April 2022", "last week": a soft window, and those words are taken out of the
-query's vector and words, and so out of the floor). What a question says about the
-conversation rather than its subject ("can you give me a summary of…", "throughout our
-conversations") is not searched for at all (``framing.py``), early (it was said before the
-other candidates, when the question asks how things began: "when I first…", "initially").
+query's vector and words, and so out of the floor), early (it was said before the other
+candidates, when the question asks how things began: "when I first…", "initially").
+What a question says about the conversation rather than its subject ("can you give me a
+summary of…", "throughout our conversations") is not searched for at all (``framing.py``).
 
 A penalty: past (a plan or deadline whose day has gone by: still found, a little lower).
 Redundancy penalises a candidate by its similarity to those already chosen (greedy, like
