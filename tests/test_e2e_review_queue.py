@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from curation.models import ReviewItem
 from memories.models import Memory
@@ -178,8 +179,9 @@ def test_a_rejected_promotion_is_no_longer_a_candidate(page, personas):
         "Rejected: “Never invests in crypto-assets.” is no longer a candidate; it stays an "
         "active memory and nothing else changed."
     )
-    # The last card decided: no bulk bar over a queue with nothing left to select.
-    assert not page.locator("#bulk-form").is_visible()
+    # The last card decided: no bulk bar over a queue with nothing left to select (it hides
+    # once the card is marked closed, as htmx settles the swap: waited for, not sampled).
+    expect(page.locator("#bulk-form")).to_be_hidden()
     page.goto(f"/memories/{item.memory_id}/")
     assert page.locator(".page-head .badge.st-active").inner_text() == "Active"
     assert page.locator(".page-head .badge.st-candidate").count() == 0
