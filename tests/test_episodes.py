@@ -185,6 +185,31 @@ def test_what_the_cue_tables_hold_is_not_kept_twice(post_event):
     ]
 
 
+LISTING = """I prefer short answers. Here is my scheduler:
+```python
+# I prefer to run the jobs at night
+def plan(tasks):
+    return sorted(tasks)
+```
+I live in Milan."""
+
+
+def test_a_pasted_listing_is_kept_as_said_and_read_for_nothing(post_event):
+    """A comment in code is not the speaker's preference: the listing stays in the episode
+    (where a search for the code finds it), the prose around it is read as usual."""
+    memories = post_event(LISTING, speaker="user")["memories"]
+    assert [(m["kind"], m["category"], m["content"]) for m in memories] == [
+        ("semantic", "preference", "I prefer short answers."),
+        ("semantic", "fact", "I live in Milan."),
+        (
+            "episodic",
+            "event",
+            "Here is my scheduler: ```python # I prefer to run the jobs at night def "
+            "plan(tasks): return sorted(tasks) ```",
+        ),
+    ]
+
+
 def test_the_assistant_s_words_are_context_not_memory(post_event, personas):
     post_event("Which city did you move to last spring?", speaker="assistant", session="s1")
     answer = post_event("Bristol, near the harbour.", speaker="user", session="s1")

@@ -193,6 +193,21 @@ def test_a_preference_for_a_named_thing_keeps_its_attribute():
     assert [(c.attribute, c.value) for c in found] == [("contact_channel", "email")]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My config:\n```yaml\n# I prefer port 8080\nport: 8080\n```\nI live in Milan.",
+        # Left open, the listing runs to the end of the event.
+        "I live in Milan. Here it is:\n```\nname = 'I want to retire at 60'\nI prefer tabs",
+        # On one line, as a message may arrive once its line breaks are folded.
+        "```js // we decided to use moment ``` I live in Milan.",
+    ],
+)
+def test_a_fenced_listing_yields_no_memory(text):
+    found = extract(text, observed_at=OBSERVED_AT)
+    assert [(c.category, c.content) for c in found] == [("fact", "I live in Milan.")]
+
+
 @pytest.mark.parametrize("speaker", [*sorted(ASSISTANT_SPEAKERS), "Assistant", " BOT "])
 def test_assistant_speech_is_ignored_by_default(speaker):
     text = "I prefer email and I live in Milan."

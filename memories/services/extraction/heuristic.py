@@ -13,7 +13,10 @@ Rules
   decimals; clauses split on commas, colons and and/but/so/e/ma/y/pero… only when both sides
   match a cue on their own. A question yields nothing but the non-final, non-interrogative
   clauses before it ("I moved to Zurich last month, can you update my address?"). A run-on of
-  more than 600 characters is not an atomic statement and is skipped.
+  more than 600 characters is not an atomic statement and is skipped. A fenced listing
+  (```…```, to the end of the event when left open: code, configuration or data pasted in)
+  is kept in the episode as said and yields no typed memory: a comment or a string in it is
+  not the speaker's preference, goal or fact.
 - Precedence: procedure, own decision, relationship (a clause opening "my wife…", "mi
   hijo…"), reported decision, constraint, goal, preference, fact. No cue but a future day: an
   episodic event; no cue but a past reference: a past episodic event. A request ("I'd like to
@@ -55,6 +58,7 @@ Rules
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from itertools import islice
@@ -87,6 +91,9 @@ from memories.services.extraction.time_expressions import (
     still_ahead,
 )
 from memories.text import clean, content_hash
+
+# A fenced listing, closed or running to the end of the event.
+_LISTING = re.compile(r"```.*?(?:```|$)", re.S)
 
 ASSISTANT_SPEAKERS = frozenset({"assistant", "agent", "ai", "bot", "system", "model"})
 CLIENT_SPEAKERS = frozenset({"", "user", "client", "customer"})
@@ -164,6 +171,18 @@ def _clauses(sentence: str, language: str) -> list[tuple[str, bool]]:
     return [(sentence, False)]
 
 
+def _parts(text: str) -> Iterator[tuple[str, bool]]:
+    """(part, is a listing) pairs of the event's text, in order."""
+    start = 0
+    for listing in _LISTING.finditer(text):
+        if listing.start() > start:
+            yield text[start : listing.start()], False
+        yield listing.group(), True
+        start = listing.end()
+    if start < len(text):
+        yield text[start:], False
+
+
 def _substantive(folded: str) -> bool:
     """At least two content words: 'Tomorrow works' or 'Thanks so much' say nothing."""
     return sum(1 for w in words(folded) if w not in STOPWORDS and len(w) > 1) >= 2
@@ -194,24 +213,37 @@ def read(
     if (who in ASSISTANT_SPEAKERS and not include_assistant) or not text:
         return "en", []
     language = detect_language(text)
-    sentences: list[Sentence] = []
     seen: set[str] = set()
-    for sentence in split_sentences(text):
-        found: list[Candidate] = []
-        if len(sentence) <= MAX_SENTENCE:
-            for clause, from_question in _clauses(sentence, language):
-                candidate = _candidate(_strip(clause), language, who, source, observed_at)
-                if candidate and (key := content_hash(candidate.content)) not in seen:
-                    seen.add(key)
-                    if from_question:
-                        candidate = replace(
-                            candidate,
-                            confidence=round(candidate.confidence - 0.05, 2),
-                            tags=(*candidate.tags, "question"),
-                        )
-                    found.append(candidate)
-        sentences.append(Sentence(sentence, tuple(found)))
+    sentences = [
+        Sentence(
+            sentence, () if listing else _read(sentence, language, who, source, observed_at, seen)
+        )
+        for part, listing in _parts(text)
+        for sentence in split_sentences(part)
+    ]
     return language, sentences
+
+
+def _read(
+    sentence: str, language: str, who: str, source: str, observed_at: datetime, seen: set[str]
+) -> tuple[Candidate, ...]:
+    """The candidates of one sentence, but those an earlier sentence of the event gave
+    (``seen`` holds their content hashes)."""
+    if len(sentence) > MAX_SENTENCE:
+        return ()
+    found: list[Candidate] = []
+    for clause, from_question in _clauses(sentence, language):
+        candidate = _candidate(_strip(clause), language, who, source, observed_at)
+        if candidate and (key := content_hash(candidate.content)) not in seen:
+            seen.add(key)
+            if from_question:
+                candidate = replace(
+                    candidate,
+                    confidence=round(candidate.confidence - 0.05, 2),
+                    tags=(*candidate.tags, "question"),
+                )
+            found.append(candidate)
+    return tuple(found)
 
 
 def extract(
