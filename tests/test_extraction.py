@@ -186,6 +186,38 @@ def test_a_preference_for_what_a_pronoun_stands_for_has_no_attribute(text):
     assert [c.attribute for c in extract(text, observed_at=OBSERVED_AT)] == []
 
 
+@pytest.mark.parametrize(
+    ("text", "attribute"),
+    [
+        ("I have a strong preference for index funds.", "preference:funds"),
+        (
+            "I've set a preference for CPU-only deployment due to hardware limits.",
+            "preference:deployment",
+        ),
+        ("My preference is for email.", "contact_channel"),
+        ("I prefer tea rather than coffee.", "preference:tea"),
+        ("Ho una preferenza per i fondi indicizzati.", "preference:funds"),
+        ("La mia preferenza va ai fondi etici, nonostante i costi.", "preference:funds"),
+        ("Tengo preferencia por los fondos indexados.", "preference:funds"),
+    ],
+)
+def test_a_preference_said_as_a_noun_is_a_preference(text, attribute):
+    """Keyed by the thing preferred, not by the word after it ("due", "rather")."""
+    assert [(c.category, c.attribute) for c in extract(text, observed_at=OBSERVED_AT)] == [
+        ("preference", attribute)
+    ]
+
+
+def test_a_goal_and_a_preference_in_one_sentence_are_two_memories():
+    text = "I'm trying to speed up my app, and I've set a preference for CPU-only deployment."
+    assert [c.category for c in extract(text, observed_at=OBSERVED_AT)] == ["goal", "preference"]
+
+
+@pytest.mark.parametrize("text", ["I have no preference for either.", "Do you have a preference?"])
+def test_no_preference_is_not_a_preference(text):
+    assert extract(text, observed_at=OBSERVED_AT) == []
+
+
 def test_a_preference_for_a_named_thing_keeps_its_attribute():
     found = extract("I prefer this bank over the others.", observed_at=OBSERVED_AT)
     assert [(c.attribute, c.value) for c in found] == [("preference:bank", "bank")]

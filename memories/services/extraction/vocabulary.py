@@ -96,8 +96,11 @@ FILLERS = (
 )
 PHRASE_BREAKS = (
     "in on at with by for of about into from to than over and or but because since when if that which who while as "
+    "due despite although though unless without instead rather versus vs except so also too "
     "di a con per da su tra fra e o ma che perche quando se come nel nella sul sulla dal dalla del della dei degli delle al alla piuttosto invece "
-    "de en por para sobre entre y pero que porque cuando si como"
+    "nonostante malgrado senza tranne anche "
+    "de en por para sobre entre y pero que porque cuando si como "
+    "aunque pese sin excepto tambien"
 )
 STOPWORDS = (
     "i i'm im you we he she they it me us them is are am was were be been have has had do does it's that's there ok okay thanks hi hello please today tonight tomorrow next week month year this "
