@@ -35,7 +35,7 @@ DEFAULTS: dict[str, Any] = {
     # read path
     # Among live memories about the same thing, the newer goes just before the older. Off:
     # measured, it cost recall on long conversations and moved no update (docs/decisions.md).
-    "SEARCH_NEWER_FIRST": False,
+    "SEARCH_NEWER_FIRST": True,
     "RANKING_WEIGHTS": {},  # overrides of retrieval.DEFAULT_WEIGHTS, e.g. {"recency": 0.2}
     "TEXT_MATCHES_RANKED": 1000,  # full-text matches a search ranks at most, per word
     # an answer needs a result this close in meaning (cosine), or holding this share of the

@@ -151,8 +151,7 @@ def test_a_plan_whose_day_has_passed_is_still_found_and_marked_past(personas, re
     assert plan.is_past(timezone.now()) and not twin.is_past(timezone.now())
 
 
-def test_a_newer_value_outranks_the_older_one(personas, remember, settings):
-    settings.MEMORYHUB = {"SEARCH_NEWER_FIRST": True}
+def test_a_newer_value_outranks_the_older_one(personas, remember):
     old = remember("The dashboard API averages 480 ms per request.", days_ago=30, speaker="user")
     new = remember("The dashboard API now averages 250 ms per request.", days_ago=2, speaker="user")
     # Importance would rank the old one first: the newer value still wins.
@@ -165,6 +164,42 @@ def test_a_newer_value_outranks_the_older_one(personas, remember, settings):
     hits = memories_search(client=personas.client, query="How fast is the dashboard API?")
     assert {h.memory.pk: h.scores["outdated"] for h in hits}[other.pk] == 0.0
     assert {h.memory.pk: h.scores["outdated"] for h in hits}[new.pk] == 0.0
+
+
+def test_in_one_batch_the_value_stored_later_is_the_newer(personas):
+    """A session posted as one batch gives all its events one time: the order they were
+    stored in tells which value is newer."""
+    said_at = timezone.now() - timedelta(days=3)
+    old, new = (
+        factories.MemoryFactory.create(
+            client=personas.client, content=content, observed_at=said_at, speaker="user"
+        )
+        for content in (
+            "The sprint deadline for the prototype is April 1, 2024.",
+            "I moved the sprint deadline for the prototype to April 5, 2024.",
+        )
+    )
+    memories_reembed()
+    hits = memories_search(client=personas.client, query="When is the prototype's sprint deadline?")
+    assert [(h.memory.pk, h.scores["outdated"]) for h in hits[:2]] == [(new.pk, 0.0), (old.pk, 1.0)]
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        # Other numbers and no word of change: another measurement, not a new value.
+        "Ran the dashboard load test with 80 concurrent users.",
+        # A word of change, but the numbers are in a listing pasted in: code's, not said.
+        "Here is the dashboard load test now: ```locust --users 80 --spawn-rate 8```",
+    ],
+)
+def test_a_close_statement_is_not_a_newer_value_unless_it_says_so(personas, remember, later):
+    first = remember(
+        "Ran the dashboard load test with 50 concurrent users.", days_ago=5, speaker="user"
+    )
+    second = remember(later, days_ago=1, speaker="user")
+    hits = memories_search(client=personas.client, query="dashboard load test concurrent users")
+    assert {h.memory.pk: h.scores["outdated"] for h in hits} == {first.pk: 0.0, second.pk: 0.0}
 
 
 def test_the_answer_does_not_depend_on_how_many_results_are_asked_for(personas, remember):
@@ -374,13 +409,6 @@ def _placed_around(query: str, memories: list) -> list:
 _NEAREST_FIRST = {**ranking_weights(), "redundancy": 0.0}
 
 
-@pytest.fixture
-def numbered_items_are_not_versions(settings):
-    """ "Item number 3 on file" and "Item number 4 on file", said one after the other, would
-    be two versions of one statement: the newer would come first."""
-    settings.MEMORYHUB = {"SEARCH_NEWER_FIRST": False}
-
-
 def test_the_pick_weighs_every_candidate_against_what_is_chosen(personas):
     """After the first hit, a candidate that repeats it less can beat one with a better
     base score, wherever it stands in base order."""
@@ -422,7 +450,7 @@ def _searches_run(ctx) -> int:
 
 @pytest.mark.parametrize(("not_live", "statements"), [(76, 2), (10, 1)])
 def test_the_nearest_live_memories_are_found_however_many_near_ones_are_gone(
-    personas, not_live, statements, numbered_items_are_not_versions
+    personas, not_live, statements
 ):
     """The usual search reads its pool (40) of nearest vectors and keeps the live ones;
     when fewer than the pick looks at (30) are live it searches again, filtering as it
@@ -449,9 +477,7 @@ def test_the_nearest_live_memories_are_found_however_many_near_ones_are_gone(
     assert sorted(logged) == sorted(h.memory.pk for h in hits)
 
 
-def test_an_hnsw_scan_that_gives_up_early_is_searched_again(
-    personas, numbered_items_are_not_versions
-):
+def test_an_hnsw_scan_that_gives_up_early_is_searched_again(personas):
     """The index may return fewer vectors than asked (hnsw.max_scan_tuples, ef_search)
     though the client has more: that is short too, not "the client has no more"."""
     memories = [

@@ -77,6 +77,7 @@ from memories.services.extraction.clauses import (
     service_attribute,
 )
 from memories.services.extraction.normalise import (
+    LISTING,
     detect_language,
     match_form,
     split_sentences,
@@ -91,9 +92,6 @@ from memories.services.extraction.time_expressions import (
     still_ahead,
 )
 from memories.text import clean, content_hash
-
-# A fenced listing, closed or running to the end of the event.
-_LISTING = re.compile(r"```.*?(?:```|$)", re.S)
 
 ASSISTANT_SPEAKERS = frozenset({"assistant", "agent", "ai", "bot", "system", "model"})
 CLIENT_SPEAKERS = frozenset({"", "user", "client", "customer"})
@@ -174,7 +172,7 @@ def _clauses(sentence: str, language: str) -> list[tuple[str, bool]]:
 def _parts(text: str) -> Iterator[tuple[str, bool]]:
     """(part, is a listing) pairs of the event's text, in order."""
     start = 0
-    for listing in _LISTING.finditer(text):
+    for listing in LISTING.finditer(text):
         if listing.start() > start:
             yield text[start : listing.start()], False
         yield listing.group(), True

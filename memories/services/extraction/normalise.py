@@ -173,6 +173,16 @@ NUMBER = rf"(?:\d{{1,3}}|{alternation(NUMBER_WORDS)})"
 _QUANTITY = re.compile(r"\d+(?:[.,]\d+)?|[^\W\d_]+")
 
 
+# A fenced listing (code, configuration or data pasted into a message), closed or running to
+# the end of the text.
+LISTING = re.compile(r"```.*?(?:```|$)", re.S)
+
+
+def prose(text: str) -> str:
+    """The text without its fenced listings."""
+    return LISTING.sub(" ", text)
+
+
 def stated_numbers(text: str) -> set[str]:
     """The quantities a statement states, digits or words ("two" and "2" are the same)."""
     found = set()

@@ -23,8 +23,7 @@ Redundancy penalises a candidate by its similarity to those already chosen (gree
 MMR), so near-duplicates are not returned twice, and ``same_event`` one that only repeats
 a message the answer already cites. A memory the same speaker said again later with another
 number, date or amount is flagged (``newer_versions``, ``scores["outdated"]``); with
-``SEARCH_NEWER_FIRST`` the pick puts the newer just before it (off by default: measured,
-it cost recall on long conversations and moved no update; docs/decisions.md).
+``SEARCH_NEWER_FIRST`` (on by default) the pick puts the newer just before it.
 
 Usage (how often a memory was read) is a component a tenant may weigh, but weighs nothing
 by default: what a search returned would otherwise come back because it was returned.
@@ -157,7 +156,7 @@ def memories_search(
             beginning=asks_beginning(topic),
         )
         rows = _scored_candidates(search)
-        hits = select(rows, weights, k)
+        hits = select(rows, weights, k, beginning=search.beginning)
         if budget_chars is not None:
             hits = packed(hits, budget_chars)
         if hits and (record_access or with_evidence):

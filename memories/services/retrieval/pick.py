@@ -8,13 +8,14 @@ speaker said again later with another value is flagged ``outdated`` (``newer_ver
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 from django.db import connection
 
 from memories.conf import setting
 from memories.models import Memory
-from memories.services.extraction.normalise import stated_numbers
+from memories.services.extraction.normalise import prose, stated_numbers
 from memories.services.retrieval.statement import (
     COMPONENTS,
     REDUNDANCY_FLOOR,
@@ -34,6 +35,25 @@ class Hit:
 
 ID, CONTENT_HASH = SCORED_COLUMNS.index("id"), SCORED_COLUMNS.index("content_hash")
 _OBSERVED_AT, _SPEAKER = SCORED_COLUMNS.index("observed_at"), SCORED_COLUMNS.index("speaker")
+_CREATED_AT = SCORED_COLUMNS.index("created_at")
+
+
+# Words that mark a statement as changing what was said before: "it now averages 250 ms",
+# "I moved the deadline to April 5", "ora è di 120 ms", "ahora son 120 ms".
+UPDATE_CUES = re.compile(
+    r"\b(?:now|new|newly|updated?|changed?|adjust(?:ed)?|moved?|switched|revised|increased|"
+    r"decreased|reduced|raised|lowered|bumped|extended|postponed|pushed|instead|no longer|"
+    r"anymore|down to|ora|adesso|nuov[oaie]|aggiornat[oaie]|"
+    r"cambiat[oaie]|aumentat[oaie]|ridott[oaie]|spostat[oaie]|invece|ahora|nuev[oa]s?|"
+    r"actualizad[oa]s?|cambiad[oa]s?|aumentad[oa]s?|reducid[oa]s?|movid[oa]s?|en lugar)\b",
+    re.IGNORECASE,
+)
+
+
+def _said(candidate: Candidate) -> tuple:
+    """When it was said, to order two statements: the time of its event, then, for events
+    posted with one time (a session sent as one batch), the order they were stored in."""
+    return candidate.columns[_OBSERVED_AT], candidate.columns[_CREATED_AT]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,36 +76,47 @@ class Candidate:
         return Hit(memory, round(score, 4), scores)
 
 
-# How much less relevant to the query a newer version may be and still go first.
-NEWER_MARGIN = 0.05
+# How much less relevant to the query a newer version may be and still go first: an update
+# often says less of the subject than what it changes ("I moved the deadline to April 5"
+# after "the sprint deadline for the prototype is April 1").
+NEWER_MARGIN = 0.10
 
 
 def newer_versions(candidates: list[Candidate]) -> dict:
     """Among live memories about the same thing, which has a newer version: for each
-    candidate that the same speaker said again later with another value (cosine ≥
-    ``RESTATED``, and each states numbers, a date or an amount, and not the same ones: "the
-    API averages 480 ms" → "the API now averages 250 ms"), the id of its newest such
-    restatement among the candidates, if it answers the query about as well (its base score
-    at most ``NEWER_MARGIN`` below). Closeness alone is not enough: in a long conversation
-    about one project most of what a person says of it is that close, and none of it
-    outdates the rest; and a newer value the query is not about must not take a place."""
+    candidate that the same speaker said again later with another value, the id of its
+    newest such restatement among the candidates, if it answers the query about as well (its
+    base score at most ``NEWER_MARGIN`` below). Another value: the two are close (cosine ≥
+    ``RESTATED``), each states numbers, a date or an amount outside any listing pasted into
+    it, not the same ones, and the newer says it changes something ("now", "moved to",
+    "reduced", "ora", "ahora": ``UPDATE_CUES``): "the API averages 480 ms" → "the API now
+    averages 250 ms". Closeness and other numbers are not enough: in a long conversation
+    about one project most of what a person says of it is that close and full of numbers
+    (versions, sizes, code), and none of it outdates the rest; and a newer value the query
+    is not about must not take a place. Later: a later event, or, for events posted with one
+    time (a session sent as one batch), stored later."""
     said = {c.id: c for c in candidates}
-    numbers: dict = {}
+    read: dict = {}
+
+    def content(candidate: Candidate) -> str:
+        """What it says, without the listings pasted into it (their numbers are code's)."""
+        if candidate.id not in read:
+            memory = Memory.from_db(connection.alias, SCORED_COLUMNS, candidate.columns)
+            read[candidate.id] = prose(memory.content)
+        return read[candidate.id]
 
     def stated(candidate: Candidate) -> frozenset:
-        if candidate.id not in numbers:
-            content = Memory.from_db(connection.alias, SCORED_COLUMNS, candidate.columns).content
-            numbers[candidate.id] = frozenset(stated_numbers(content))
-        return numbers[candidate.id]
+        return frozenset(stated_numbers(content(candidate)))
 
     def outdates(newer: Candidate, older: Candidate) -> bool:
         return (
             newer.base >= older.base - NEWER_MARGIN
             and newer.columns[_SPEAKER] == older.columns[_SPEAKER]
-            and newer.columns[_OBSERVED_AT] > older.columns[_OBSERVED_AT]
+            and _said(newer) > _said(older)
             and bool(stated(older))
             and bool(stated(newer))
             and stated(newer) != stated(older)
+            and bool(UPDATE_CUES.search(content(newer)))
         )
 
     found = {}
@@ -96,25 +127,26 @@ def newer_versions(candidates: list[Candidate]) -> dict:
             if cosine >= RESTATED and other in said and outdates(said[other], candidate)
         ]
         if newer:
-            found[candidate.id] = max(newer, key=lambda c: c.columns[_OBSERVED_AT]).id
+            found[candidate.id] = max(newer, key=_said).id
     return found
 
 
-def select(candidates: list[Candidate], weights, k) -> list[Hit]:
+def select(candidates: list[Candidate], weights, k, *, beginning: bool = False) -> list[Hit]:
     """Greedy, like MMR: the best base score, less a penalty for repeating what the
     answer already holds (``redundancy``), and another (``same_event``) for resting only on
     events the answer already cites: another sentence of a message already in the answer
     makes way for another message. Duplicates are never returned. With
     ``SEARCH_NEWER_FIRST``, a memory that has a newer version among the candidates
     (``newer_versions``) comes after it: when the pick reaches the older, the newer goes in
-    first."""
+    first; but not for a question about how things began (``beginning``), which asks for
+    what was said first."""
     chosen: list[Hit] = []
     cited: set = set()
     remaining = list(candidates)  # best base score first
     penalty = weights.get("redundancy", 0.0)
     same_event = weights.get("same_event", 0.0)
     newer = newer_versions(candidates)  # flagged in each hit's scores ("outdated")
-    reorder = bool(setting("SEARCH_NEWER_FIRST"))
+    reorder = bool(setting("SEARCH_NEWER_FIRST")) and not beginning
 
     def scored(candidate: Candidate) -> tuple[float, float] | None:
         """(score, redundancy) against the answer so far; None for a duplicate."""
