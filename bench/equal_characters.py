@@ -111,7 +111,8 @@ def _memoryhub(qa) -> list[tuple[list[str], str]]:
 
 def _within(ranked: list[tuple[list[str], str]], budget: int) -> list[tuple[list[str], str]]:
     """The results that fit in ``budget`` characters, in rank order; the first always."""
-    taken, used = [], 0
+    taken: list[tuple[list[str], str]] = []
+    used = 0
     for cited, text in ranked:
         if taken and used + len(text) > budget:
             break
