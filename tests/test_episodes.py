@@ -185,6 +185,28 @@ def test_what_the_cue_tables_hold_is_not_kept_twice(post_event):
     ]
 
 
+def test_what_a_sentence_says_beside_its_typed_memory_is_kept(post_event):
+    """Only a clause of a long sentence matches a cue: the rest is kept in the episode, the
+    request that ends it left out ("can you help?" asks of what was said)."""
+    memories = post_event(
+        "I need help with my nightly batch job, and I also want detailed logs for the "
+        "failures, but since I've never customized the parsing pipeline, I'm not sure where "
+        "to start, can you help?",
+        speaker="user",
+    )["memories"]
+    assert [(m["kind"], m["content"]) for m in memories] == [
+        ("semantic", "and I also want detailed logs for the failures"),
+        (
+            "episodic",
+            "I need help with my nightly batch job … but since I've never customized the "
+            "parsing pipeline, I'm not sure where to start",
+        ),
+    ]
+    # A request after a statement adds nothing of its own.
+    answer = post_event("I'm saving for a house, so can you suggest a plan?", speaker="user")
+    assert [m["content"] for m in answer["memories"]] == ["I'm saving for a house"]
+
+
 LISTING = """I prefer short answers. Here is my scheduler:
 ```python
 # I prefer to run the jobs at night

@@ -57,12 +57,16 @@ _ASKING_WORDS = (
 _ASKING = frozenset(_ASKING_WORDS.split())
 # Its subject: at least this many words that are neither grammar nor asking.
 _QUESTION_SUBJECT = 2
+# What is left of a sentence around its typed memories is kept from this many content
+# words: "specifically" or "as well" beside a goal tells nothing of its own.
+_REST_WORDS = 3
 CONFIDENCE = 0.8
 IMPORTANCE = 0.4
 
 
-def informative_part(sentence: str) -> str:
-    """What the sentence tells, without the greeting or filler before it; "" if nothing."""
+def informative_part(sentence: str, *, own_questions: bool = True) -> str:
+    """What the sentence tells, without the greeting or filler before it; "" if nothing.
+    A question about the speaker's own affairs is kept whole unless not ``own_questions``."""
     text = cues.DISCOURSE.sub("", sentence.strip()).strip()
     # A name said to the listener at the end ("That's so cool, Caroline!") tells nothing.
     text = _VOCATIVE.sub("", text)
@@ -74,7 +78,7 @@ def informative_part(sentence: str) -> str:
             if part.strip() and "?" not in part and not cues.QUESTION_START.match(match_form(part))
         ]
         # The speaker's own question is kept whole, with what led to it.
-        text = text if _own_affairs(question) else ", ".join(kept)
+        text = text if own_questions and _own_affairs(question) else ", ".join(kept)
     if cues.ACKNOWLEDGEMENTS.match(match_form(text)) or cues.GREETING.match(match_form(text)):
         return ""
     # What is left once the formulas (thanks, see you, long time no see…) are set aside.
@@ -101,19 +105,42 @@ def _own_affairs(question: str) -> bool:
     return bool(_SPEAKER_WORDS.intersection(said)) and len(subject) >= _QUESTION_SUBJECT
 
 
+def _untyped(sentence: Sentence) -> list[str]:
+    """What a sentence tells that no typed candidate holds: the sentence's informative part
+    when it yields none; else what is left around the candidates' clauses, each stretch kept
+    when it says something of its own (``_REST_WORDS`` content words; the question that
+    ends it is asked of what the candidates say, and left out): in "I need help with
+    my batch job, and I want detailed logs, but since I've never customized the pipeline,
+    can you help?" the goal is typed, and the rest kept: "I need help with my batch job …
+    but since I've never customized the pipeline"."""
+    if not sentence.candidates:
+        return [part] if (part := informative_part(sentence.text)) else []
+    rest = sentence.text
+    for candidate in sentence.candidates:
+        if candidate.content not in rest:
+            return []  # read apart from the sentence's words: the candidates hold it
+        rest = rest.replace(candidate.content, "\n", 1)
+    stretches = (
+        informative_part(s.strip(" ,;:\u2014\u2013-"), own_questions=False)
+        for s in rest.split("\n")
+    )
+    kept = [s for s in stretches if len(_content_words(s)) >= _REST_WORDS]
+    return [" … ".join(kept)] if kept else []
+
+
+def _content_words(text: str) -> list[str]:
+    return [w for w in words(match_form(text)) if len(w) > 2 and w not in STOPWORDS]
+
+
 def episodes(sentences: list[Sentence], *, language: str, observed_at) -> list[Candidate]:
-    """The episodic memories of an event: its informative sentences that no typed
-    candidate came from, joined in order (cut into pieces of at most MAX_EPISODE)."""
+    """The episodic memories of an event: what its sentences tell that no typed candidate
+    holds (``_untyped``), joined in order (cut into pieces of at most MAX_EPISODE)."""
     pieces: list[list[str]] = [[]]
     for sentence in sentences:
-        if sentence.candidates:
-            continue
-        part = informative_part(sentence.text)
-        if not part:
-            continue
-        if pieces[-1] and len(" ".join([*pieces[-1], part])) > MAX_EPISODE:
-            pieces.append([])
-        pieces[-1].append(part[: MAX_EPISODE * 2])
+        for part in _untyped(sentence):
+            if pieces[-1] and len(" ".join([*pieces[-1], part])) > MAX_EPISODE:
+                pieces.append([])
+            pieces[-1].append(part[: MAX_EPISODE * 2])
     out = []
     for piece in pieces:
         if not piece:
