@@ -276,6 +276,25 @@ def test_a_question_about_how_things_began_puts_what_was_said_first_first(person
     assert {h.scores["early"] for h in hits} == {0.0}
 
 
+def test_in_one_batch_what_was_stored_first_was_said_first(personas):
+    """A session posted as one batch gives all its events one time: the order they were
+    stored in tells which came first."""
+    said_at = timezone.now() - timedelta(days=3)
+    first, later = (
+        factories.MemoryFactory.create(
+            client=personas.client, content=content, observed_at=said_at, speaker="user"
+        )
+        for content in (
+            "Set up the project on a ThinkPad X1 with Python 3.10.",
+            "Set up the test runner on the ThinkPad X1 with pytest 7.",
+        )
+    )
+    memories_reembed()
+    asked = "What did I set up on the ThinkPad when I first started the project?"
+    hits = memories_search(client=personas.client, query=asked, k=2)
+    assert {h.memory.pk: h.scores["early"] for h in hits} == {first.pk: 1.0, later.pk: 0.0}
+
+
 @pytest.mark.parametrize(
     ("question", "beginning"),
     [

@@ -295,7 +295,7 @@ def _components(search: Search) -> Sql:
         "AS c_speaker, "
         "(m.tags && {tags}::varchar[] OR ({when} AND m.occurred_on IS NOT NULL))::int::float8 "
         "AS c_answer, {window} AS c_window, "
-        "CASE WHEN {beginning} THEN 1 - percent_rank() OVER (ORDER BY m.observed_at) "
+        "CASE WHEN {beginning} THEN 1 - percent_rank() OVER (ORDER BY m.observed_at, m.created_at) "
         "ELSE 0 END::float8 AS c_early, "
         "(m.expires_at IS NOT NULL AND m.expires_at <= {now})::int::float8 AS c_past",
         recency=Sql(
