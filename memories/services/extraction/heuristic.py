@@ -58,7 +58,6 @@ Rules
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from itertools import islice
@@ -77,9 +76,9 @@ from memories.services.extraction.clauses import (
     service_attribute,
 )
 from memories.services.extraction.normalise import (
-    LISTING,
     detect_language,
     match_form,
+    split_listings,
     split_sentences,
     spot_entities,
     words,
@@ -169,18 +168,6 @@ def _clauses(sentence: str, language: str) -> list[tuple[str, bool]]:
     return [(sentence, False)]
 
 
-def _parts(text: str) -> Iterator[tuple[str, bool]]:
-    """(part, is a listing) pairs of the event's text, in order."""
-    start = 0
-    for listing in LISTING.finditer(text):
-        if listing.start() > start:
-            yield text[start : listing.start()], False
-        yield listing.group(), True
-        start = listing.end()
-    if start < len(text):
-        yield text[start:], False
-
-
 def _substantive(folded: str) -> bool:
     """At least two content words: 'Tomorrow works' or 'Thanks so much' say nothing."""
     return sum(1 for w in words(folded) if w not in STOPWORDS and len(w) > 1) >= 2
@@ -216,7 +203,7 @@ def read(
         Sentence(
             sentence, () if listing else _read(sentence, language, who, source, observed_at, seen)
         )
-        for part, listing in _parts(text)
+        for part, listing in split_listings(text)
         for sentence in split_sentences(part)
     ]
     return language, sentences

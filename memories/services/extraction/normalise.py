@@ -12,6 +12,7 @@ Time expressions are resolved in ``time_expressions``, with the vocabularies sha
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from memories.text import fold
 
@@ -181,6 +182,18 @@ LISTING = re.compile(r"```.*?(?:```|$)", re.S)
 def prose(text: str) -> str:
     """The text without its fenced listings."""
     return LISTING.sub(" ", text)
+
+
+def split_listings(text: str) -> Iterator[tuple[str, bool]]:
+    """(part, is a listing) pairs of the text, in order."""
+    start = 0
+    for listing in LISTING.finditer(text):
+        if listing.start() > start:
+            yield text[start : listing.start()], False
+        yield listing.group(), True
+        start = listing.end()
+    if start < len(text):
+        yield text[start:], False
 
 
 def stated_numbers(text: str) -> set[str]:
