@@ -39,6 +39,20 @@ def remember(personas):
     return _remember
 
 
+def _said_in_one_batch(client, *contents: str) -> list[Memory]:
+    """The user's statements of one session posted as one batch: one time for all, stored
+    in the order given."""
+    said_at = timezone.now() - timedelta(days=3)
+    memories = [
+        factories.MemoryFactory.create(
+            client=client, content=content, observed_at=said_at, speaker="user"
+        )
+        for content in contents
+    ]
+    memories_reembed()
+    return memories
+
+
 def _contents(hits):
     return [h.memory.content for h in hits]
 
@@ -169,17 +183,11 @@ def test_a_newer_value_outranks_the_older_one(personas, remember):
 def test_in_one_batch_the_value_stored_later_is_the_newer(personas):
     """A session posted as one batch gives all its events one time: the order they were
     stored in tells which value is newer."""
-    said_at = timezone.now() - timedelta(days=3)
-    old, new = (
-        factories.MemoryFactory.create(
-            client=personas.client, content=content, observed_at=said_at, speaker="user"
-        )
-        for content in (
-            "The sprint deadline for the prototype is April 1, 2024.",
-            "I moved the sprint deadline for the prototype to April 5, 2024.",
-        )
+    old, new = _said_in_one_batch(
+        personas.client,
+        "The sprint deadline for the prototype is April 1, 2024.",
+        "I moved the sprint deadline for the prototype to April 5, 2024.",
     )
-    memories_reembed()
     hits = memories_search(client=personas.client, query="When is the prototype's sprint deadline?")
     assert [(h.memory.pk, h.scores["outdated"]) for h in hits[:2]] == [(new.pk, 0.0), (old.pk, 1.0)]
 
@@ -279,17 +287,11 @@ def test_a_question_about_how_things_began_puts_what_was_said_first_first(person
 def test_in_one_batch_what_was_stored_first_was_said_first(personas):
     """A session posted as one batch gives all its events one time: the order they were
     stored in tells which came first."""
-    said_at = timezone.now() - timedelta(days=3)
-    first, later = (
-        factories.MemoryFactory.create(
-            client=personas.client, content=content, observed_at=said_at, speaker="user"
-        )
-        for content in (
-            "Set up the project on a ThinkPad X1 with Python 3.10.",
-            "Set up the test runner on the ThinkPad X1 with pytest 7.",
-        )
+    first, later = _said_in_one_batch(
+        personas.client,
+        "Set up the project on a ThinkPad X1 with Python 3.10.",
+        "Set up the test runner on the ThinkPad X1 with pytest 7.",
     )
-    memories_reembed()
     asked = "What did I set up on the ThinkPad when I first started the project?"
     hits = memories_search(client=personas.client, query=asked, k=2)
     assert {h.memory.pk: h.scores["early"] for h in hits} == {first.pk: 1.0, later.pk: 0.0}
