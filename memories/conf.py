@@ -33,8 +33,9 @@ DEFAULTS: dict[str, Any] = {
     "SUPERSEDE_MIN_CONFIDENCE": 0.8,
     "SUPERSEDE_CONFIDENCE_MARGIN": 0.1,
     # read path
-    # Among live memories about the same thing, the newer goes just before the older. Off:
-    # measured, it cost recall on long conversations and moved no update (docs/decisions.md).
+    # Among live memories about the same thing (one speaker, close, other numbers, and the
+    # newer says it changes something), the newer goes just before the older
+    # (retrieval/pick.py, docs/decisions.md).
     "SEARCH_NEWER_FIRST": True,
     "RANKING_WEIGHTS": {},  # overrides of retrieval.DEFAULT_WEIGHTS, e.g. {"recency": 0.2}
     "TEXT_MATCHES_RANKED": 1000,  # full-text matches a search ranks at most, per word

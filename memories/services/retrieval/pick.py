@@ -97,6 +97,7 @@ def newer_versions(candidates: list[Candidate]) -> dict:
     time (a session sent as one batch), stored later."""
     said = {c.id: c for c in candidates}
     read: dict = {}
+    numbers: dict = {}
 
     def content(candidate: Candidate) -> str:
         """What it says, without the listings pasted into it (their numbers are code's)."""
@@ -106,7 +107,9 @@ def newer_versions(candidates: list[Candidate]) -> dict:
         return read[candidate.id]
 
     def stated(candidate: Candidate) -> frozenset:
-        return frozenset(stated_numbers(content(candidate)))
+        if candidate.id not in numbers:
+            numbers[candidate.id] = frozenset(stated_numbers(content(candidate)))
+        return numbers[candidate.id]
 
     def outdates(newer: Candidate, older: Candidate) -> bool:
         return (
