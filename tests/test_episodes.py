@@ -6,7 +6,7 @@ from datetime import date
 import pytest
 
 from memories.models import Client, Evidence, Kind, Memory, Precision
-from memories.services.extraction.episodes import informative_part
+from memories.services.extraction.episodes import MAX_TOLD, informative_part
 from memories.services.retrieval import memories_search
 
 pytestmark = pytest.mark.django_db
@@ -205,6 +205,62 @@ def test_what_a_sentence_says_beside_its_typed_memory_is_kept(post_event):
     # A request after a statement adds nothing of its own.
     answer = post_event("I'm saving for a house, so can you suggest a plan?", speaker="user")
     assert [m["content"] for m in answer["memories"]] == ["I'm saving for a house"]
+
+
+def test_an_event_keeps_what_is_told_of_it(post_event):
+    """What the speaker goes on to tell of a dated event is the event's, dated with it: a
+    search for the parkway finds the weekend it was driven. A question ends the telling."""
+    memories = post_event(
+        "Hey Sam! Last weekend I took my family on a road trip to Jasper. It was amazing! "
+        "We drove the Icefields Parkway and the glaciers were gorgeous. How about you? "
+        "The drive back took nine hours.",
+        speaker="Evan",
+        observed_at=SESSION_DAY,
+    )["memories"]
+    assert [(m["kind"], m["content"], m["occurred_on"]) for m in memories] == [
+        (
+            "episodic",
+            "Last weekend I took my family on a road trip to Jasper. We drove the Icefields "
+            "Parkway and the glaciers were gorgeous.",
+            "2022-12-17",
+        ),
+        ("episodic", "The drive back took nine hours.", None),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("after", "kept"),
+    [
+        # A statement the cue tables type is a memory of its own.
+        ("I prefer trains to planes.", ("semantic", "I prefer trains to planes.")),
+        # Another day is another event.
+        (
+            "Next month I start a pottery course.",
+            ("episodic", "Next month I start a pottery course."),
+        ),
+        # A pasted listing is kept as said, in the episode.
+        ("```\nroute: jasper\n```", ("episodic", "``` route: jasper ```")),
+    ],
+)
+def test_what_ends_the_telling_of_an_event(post_event, after, kept):
+    memories = post_event(
+        f"Last weekend we drove to Jasper.\n{after}", speaker="user", observed_at=SESSION_DAY
+    )["memories"]
+    assert sorted((m["kind"], m["content"]) for m in memories) == sorted(
+        [("episodic", "Last weekend we drove to Jasper."), kept]
+    )
+
+
+def test_an_event_keeps_no_more_than_a_few_sentences_of_what_follows(post_event):
+    details = " ".join(f"Day {n} we hiked a different trail near the lake." for n in range(1, 12))
+    [event, rest] = post_event(
+        f"Last weekend we drove to Banff with the kids. {details}",
+        speaker="user",
+        observed_at=SESSION_DAY,
+    )["memories"]
+    assert event["content"].startswith("Last weekend we drove to Banff with the kids. Day 1 ")
+    assert len(event["content"]) <= MAX_TOLD
+    assert rest["kind"] == "episodic" and "Day 11" in rest["content"]
 
 
 LISTING = """I prefer short answers. Here is my scheduler:

@@ -13,12 +13,14 @@ in its sentence count ("I moved last month, can you update my address?"). A ques
 asks about the speaker's own affairs is kept whole: "how do I move my pension to Lugano?"
 tells what the speaker is doing, which "How are you doing?" does not. When the event says
 when the thing happens or happened ("yesterday", "la settimana scorsa", "hace dos meses",
-"next Friday", a date), the episode records that day.
+"next Friday", a date), the episode records that day. A dated event keeps what the
+speaker goes on to tell of it (``told``): the details of a weekend are that weekend's.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from memories.services.extraction import patterns as cues
 from memories.services.extraction.clauses import STOPWORDS
@@ -38,6 +40,8 @@ _EXCLAMATION = re.compile(r"^\W*(?:what an?|how|que|qué|che|quanto|cuanto)\s(?:
 
 # Longer than this, an event's episode is cut at a sentence boundary into several.
 MAX_EPISODE = 600
+# A dated event keeps what the speaker goes on to tell of it up to this many characters.
+MAX_TOLD = 400
 # The speaker in a question (English, Italian, Spanish): "how do I…", "posso spostare il mio…",
 # "¿puedo mover mi…".
 _SPEAKER = (
@@ -130,6 +134,38 @@ def _untyped(sentence: Sentence) -> list[str]:
 
 def _content_words(text: str) -> list[str]:
     return [w for w in words(match_form(text)) if len(w) > 2 and w not in STOPWORDS]
+
+
+def told(sentences: list[Sentence]) -> list[Sentence]:
+    """The sentences with each dated event holding what the speaker goes on to tell of it:
+    "Last weekend I took my family to Jasper. It was amazing! We drove the Icefields
+    Parkway." is one event, dated, with its details, not an event and an undated episode.
+    What follows is the event's while it is told in plain statements (not a question, a
+    listing, nor a sentence with typed memories of its own) and the whole stays within
+    ``MAX_TOLD``; the sentences it takes are no episode's."""
+    out: list[Sentence] = []
+    event: Candidate | None = None
+    at = 0  # where in ``out`` the event's sentence is
+    for sentence in sentences:
+        if event is not None and not sentence.candidates and not sentence.listing:
+            part = "" if "?" in sentence.text else informative_part(sentence.text)
+            if not part and "?" not in sentence.text:
+                out.append(sentence)  # "It was amazing!": nothing to tell; the telling goes on
+                continue
+            if part and len(event.content) + len(part) < MAX_TOLD:
+                entities = {e["type"] for e in spot_entities(part)} - set(event.tags)
+                event = replace(
+                    event, content=f"{event.content} {part}", tags=(*event.tags, *entities)
+                )
+                out[at] = replace(out[at], candidates=(event,))
+                continue
+        event = None
+        if len(sentence.candidates) == 1 and not _untyped(sentence):
+            only = sentence.candidates[0]
+            event = only if (only.kind, only.category) == ("episodic", "event") else None
+            at = len(out)
+        out.append(sentence)
+    return out
 
 
 def episodes(sentences: list[Sentence], *, language: str, observed_at) -> list[Candidate]:

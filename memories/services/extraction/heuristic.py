@@ -13,10 +13,9 @@ Rules
   decimals; clauses split on commas, colons and and/but/so/e/ma/y/pero… only when both sides
   match a cue on their own. A question yields nothing but the non-final, non-interrogative
   clauses before it ("I moved to Zurich last month, can you update my address?"). A run-on of
-  more than 600 characters is not an atomic statement and is skipped. A fenced listing
-  (```…```, to the end of the event when left open: code, configuration or data pasted in)
-  is kept in the episode as said and yields no typed memory: a comment or a string in it is
-  not the speaker's preference, goal or fact.
+  over 600 characters is skipped. A fenced listing (```…```, to the end of the event when
+  left open: code, configuration or data pasted in) is kept in the episode as said and
+  yields no typed memory: a comment or string in it is not the speaker's preference or fact.
 - Precedence: procedure, own decision, relationship (a clause opening "my wife…", "mi
   hijo…"), reported decision, constraint, goal, preference, fact. No cue but a future day: an
   episodic event; no cue but a past reference: a past episodic event. A request ("I'd like to
@@ -180,6 +179,7 @@ class Sentence:
 
     text: str
     candidates: tuple[Candidate, ...]
+    listing: bool = False  # a line of a fenced listing: read as pasted, never as prose
 
 
 def read(
@@ -200,11 +200,9 @@ def read(
     language = detect_language(text)
     seen: set[str] = set()
     sentences = [
-        Sentence(
-            sentence, () if listing else _read(sentence, language, who, source, observed_at, seen)
-        )
+        Sentence(s, () if listing else _read(s, language, who, source, observed_at, seen), listing)
         for part, listing in split_listings(text)
-        for sentence in split_sentences(part)
+        for s in split_sentences(part)
     ]
     return language, sentences
 

@@ -15,7 +15,7 @@ from memories.conf import setting
 from memories.models import Event, Tenant
 from memories.services.extraction import heuristic as extraction
 from memories.services.extraction import llm as llm_extraction
-from memories.services.extraction.episodes import episodes
+from memories.services.extraction.episodes import episodes, told
 from memories.services.secrets import withheld
 from memories.text import clean
 
@@ -101,6 +101,7 @@ def prepare_all(items: list[EventInput], now: datetime) -> list[Prepared]:
             p.candidates = list(typed.get(id(p), []))
             sentences = [replace(s, candidates=()) for s in sentences]
         else:
+            sentences = told(sentences)
             p.candidates = [c for s in sentences for c in s.candidates]
         if p.item.source != "tool":  # tool output is operational: it passes
             p.candidates += episodes(sentences, language=language, observed_at=p.observed_at)
