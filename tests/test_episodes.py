@@ -207,25 +207,45 @@ def test_what_a_sentence_says_beside_its_typed_memory_is_kept(post_event):
     assert [m["content"] for m in answer["memories"]] == ["I'm saving for a house"]
 
 
-def test_an_event_keeps_what_is_told_of_it(post_event):
-    """What the speaker goes on to tell of a dated event is the event's, dated with it: a
-    search for the parkway finds the weekend it was driven. A question ends the telling."""
-    memories = post_event(
-        "Hey Sam! Last weekend I took my family on a road trip to Jasper. It was amazing! "
-        "We drove the Icefields Parkway and the glaciers were gorgeous. How about you? "
-        "The drive back took nine hours.",
-        speaker="Evan",
-        observed_at=SESSION_DAY,
-    )["memories"]
-    assert [(m["kind"], m["content"], m["occurred_on"]) for m in memories] == [
+@pytest.mark.parametrize(
+    ("said", "event", "query"),
+    [
         (
-            "episodic",
+            "Hey Sam! Last weekend I took my family on a road trip to Jasper. It was amazing! "
+            "We drove the Icefields Parkway and the glaciers were gorgeous. How about you? "
+            "The drive back took nine hours.",
             "Last weekend I took my family on a road trip to Jasper. We drove the Icefields "
             "Parkway and the glaciers were gorgeous.",
-            "2022-12-17",
+            "When did we drive the Icefields Parkway?",
         ),
+        (
+            "Sabato scorso siamo andati a Como con i bambini. Che bello! Abbiamo fatto il giro "
+            "del lago in battello. E voi? The drive back took nine hours.",
+            "Sabato scorso siamo andati a Como con i bambini. Abbiamo fatto il giro del lago in "
+            "battello.",
+            "Quando abbiamo fatto il giro del lago in battello?",
+        ),
+        (
+            "El sábado pasado fuimos a Toledo con los niños. ¡Qué bonito! Visitamos la catedral "
+            "y comimos mazapán. ¿Y vosotros? The drive back took nine hours.",
+            "El sábado pasado fuimos a Toledo con los niños. Visitamos la catedral y comimos "
+            "mazapán.",
+            "¿Cuándo comimos mazapán?",
+        ),
+    ],
+)
+def test_an_event_keeps_what_is_told_of_it(post_event, personas, said, event, query):
+    """What the speaker goes on to tell of a dated event is the event's, dated with it: a
+    question about the details finds the day. A question ends the telling."""
+    memories = post_event(said, speaker="user", observed_at=SESSION_DAY)["memories"]
+    assert [(m["kind"], m["content"], m["occurred_on"]) for m in memories] == [
+        ("episodic", event, "2022-12-17"),
         ("episodic", "The drive back took nine hours.", None),
     ]
+    [hit] = memories_search(
+        client=Client.objects.get(tenant=personas.tenant, external_ref="emma"), query=query, k=1
+    )
+    assert (hit.memory.content, hit.memory.occurred_on) == (event, date(2022, 12, 17))
 
 
 @pytest.mark.parametrize(
