@@ -73,6 +73,7 @@ def test_every_hit_explains_its_score(personas, remember):
     [hit] = memories_search(client=personas.client, query="afternoon meetings", k=1)
     assert set(hit.scores) == {
         "semantic",
+        "context",
         "text",
         "recency",
         "usage",

@@ -1,4 +1,9 @@
-from memories.models.embeddings import EmbeddingSpace, MemoryEmbedding, vector_literal
+from memories.models.embeddings import (
+    EmbeddingSpace,
+    EventEmbedding,
+    MemoryEmbedding,
+    vector_literal,
+)
 from memories.models.keys import DataKey
 from memories.models.links import Evidence, Relation, RelationType
 from memories.models.ops import AuditEntry, JobRun, MemoryAccess, RateWindow
@@ -43,6 +48,7 @@ __all__ = [
     "DataKey",
     "EmbeddingSpace",
     "Event",
+    "EventEmbedding",
     "EventSource",
     "Evidence",
     "JobRun",

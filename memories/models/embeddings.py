@@ -14,7 +14,7 @@ from django.db import models
 from django.utils import timezone
 from pgvector.django import VectorField
 
-from memories.models.records import Memory
+from memories.models.records import Event, Memory
 from memories.models.tenancy import Client, Tenant
 
 VECTOR_HNSW_MAX_DIMENSIONS = 2000
@@ -66,9 +66,10 @@ class EmbeddingSpace(models.Model):
     def indexed_expression(self) -> str:
         return f"(vector::{self.vector_type})"
 
-    def distance_sql(self, param: str = "%s") -> str:
-        """Cosine distance between the stored vector and a query parameter, index-usable."""
-        return f"{self.indexed_expression} <=> ({param})::{self.vector_type}"
+    def distance_sql(self, param: str = "%s", *, column: str = "vector") -> str:
+        """Cosine distance between the stored vector (``column``) and a query parameter,
+        index-usable (for the memories' own column)."""
+        return f"({column}::{self.vector_type}) <=> ({param})::{self.vector_type}"
 
 
 class MemoryEmbedding(models.Model):
@@ -88,3 +89,26 @@ class MemoryEmbedding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.memory_id} in {self.space}"
+
+
+class EventEmbedding(models.Model):
+    """The vector of a whole message, in a space: what a memory said in it was said about.
+    A memory is often one sentence of a longer message ("…and it's currently at 180 ms under
+    20 concurrent requests"); search reads the message's meaning beside the memory's own
+    (``retrieval.statement``, the ``context`` component). No index of its own beyond the
+    pair: it is looked up by event, never searched by nearness."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="embeddings")
+    space = models.ForeignKey(EmbeddingSpace, on_delete=models.PROTECT, related_name="+")
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    client = models.ForeignKey(Client, on_delete=models.CASCADE, related_name="+")
+    vector = VectorField()
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["event", "space"], name="event_embedding_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"event {self.event_id} in {self.space}"

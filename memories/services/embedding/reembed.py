@@ -1,10 +1,12 @@
-"""Embed the memories that were stored without a vector (every provider was down)."""
+"""Embed the memories that were stored without a vector (every provider was down), and
+the messages they were said in that have none in the space their tenant works in."""
 
 from __future__ import annotations
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 
-from memories.models import Memory
+from memories.models import Event, EventEmbedding, Evidence, Memory, Tenant
 from memories.services.embedding import providers as embeddings
 from memories.services.embedding import spaces
 from memories.services.embedding.vector_index import vectors_store
@@ -38,10 +40,72 @@ def memories_reembed(*, limit: int = 500, tenant_id=None, memory_ids=None) -> di
     return {"embedded": len(batch), "failed": 0, "space": f"{result.provider}/{result.model}"}
 
 
+def messages_embed(*, limit: int = 500, tenant_id=None) -> dict:
+    """Embed up to ``limit`` messages that yielded memories and have no vector in the space
+    their tenant works in (stored before messages had vectors, or while the provider was
+    down, or before the tenant moved to a new model's space): what ingest would have
+    stored (``Prepared.message``: the message's beginning, its secrets withheld)."""
+    from memories.services.secrets import withheld
+    from memories.services.write.prepare import MESSAGE_CHARS
+
+    counts = {"embedded": 0, "failed": 0}
+    tenants = Tenant.objects.filter(vector_search_enabled=True)
+    if tenant_id is not None:
+        tenants = tenants.filter(pk=tenant_id)
+    for tenant in tenants:
+        chain = spaces.working_chain(tenant)
+        if not chain.providers:
+            return counts
+        first = chain.providers[0]
+        space = embeddings.known_space(first.space_provider, first.model)
+        if space is None:
+            continue  # no memory of it has a vector in that space yet: nothing to read by
+        with transaction.atomic():
+            said = Evidence.objects.filter(event_id=OuterRef("pk")).exclude(
+                role=Evidence.Role.CONSOLIDATED
+            )
+            vector = EventEmbedding.objects.filter(event_id=OuterRef("pk"), space=space)
+            batch = list(
+                Event.objects.filter(tenant=tenant)
+                .filter(Exists(said), ~Exists(vector))
+                .order_by("received_at", "id")
+                .select_for_update(skip_locked=True, of=("self",))
+                .only("id", "tenant_id", "client_id", "content")[: limit - counts["embedded"]]
+            )
+            if not batch:
+                continue
+            try:
+                result = chain.embed([withheld(e.content)[0][:MESSAGE_CHARS] for e in batch])
+            except embeddings.EmbeddingError:
+                counts["failed"] += len(batch)
+                return counts
+            if (result.provider, result.model) != (space.provider, space.model):
+                counts["failed"] += len(batch)  # a fallback answered: not this space's
+                return counts
+            EventEmbedding.objects.bulk_create(
+                [
+                    EventEmbedding(
+                        event=e,
+                        space=space,
+                        tenant_id=e.tenant_id,
+                        client_id=e.client_id,
+                        vector=v,
+                    )
+                    for e, v in zip(batch, result.vectors, strict=True)
+                ],
+                ignore_conflicts=True,
+            )
+            counts["embedded"] += len(batch)
+        if counts["embedded"] >= limit:
+            break
+    return counts
+
+
 def reembed_job(*, tenant_id=None, counts) -> None:
     """Every waiting memory, a batch at a time, until none is left or providers fail; then
     the memories of tenants still working in a previous model's space, with the configured
-    model (``spaces.backfill``), until they all have a vector in its space."""
+    model (``spaces.backfill``), until they all have a vector in its space; then the
+    messages without a vector in their tenant's space (``messages_embed``)."""
     while True:
         result = memories_reembed(limit=500, tenant_id=tenant_id)
         counts.add("embedded", result["embedded"])
@@ -58,6 +122,14 @@ def reembed_job(*, tenant_id=None, counts) -> None:
             counts.add("failed", moved["failed"])
             return
         if not moved["embedded"]:
+            break
+    while True:
+        messages = messages_embed(limit=500, tenant_id=tenant_id)
+        counts.add("messages", messages["embedded"])
+        if messages["failed"]:
+            counts.add("failed", messages["failed"])
+            return
+        if not messages["embedded"]:
             return
 
 

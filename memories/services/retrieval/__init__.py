@@ -73,7 +73,8 @@ NO_FILTERS = Filters()
 # an episode that only shares its words; usage weighs nothing (a search's answer would come
 # back because it was returned).
 DEFAULT_WEIGHTS = {
-    "semantic": 0.50,
+    "semantic": 0.40,
+    "context": 0.30,
     "text": 0.20,
     "recency": 0.10,
     "confidence": 0.05,

@@ -22,6 +22,7 @@ from memories.services.retrieval.window import Window
 
 COMPONENTS = (
     "semantic",
+    "context",
     "text",
     "recency",
     "usage",
@@ -258,6 +259,7 @@ def _raw(search: Search) -> Sql:
     space, words = search.space, bool(search.words)
     return sql(
         "SELECT {columns}, {vector} AS vector, {semantic} AS c_semantic, "
+        "{context} AS c_context, "
         "{text} AS text_raw, {coverage} AS c_coverage, {total} AS text_total, {components} "
         "FROM pool JOIN memories_memory m ON m.id = pool.id {coverage_join} {embedding}",
         columns=Sql(", ".join(f"m.{name}" for name in SCORED_COLUMNS)),
@@ -267,6 +269,7 @@ def _raw(search: Search) -> Sql:
             if space is None
             else sql("greatest(0, 1 - ({distance}))", distance=_distance(space))
         ),
+        context=Sql("0::float8") if space is None else _context(space),
         text=bm25_of_m() if words else Sql("0::float8"),
         coverage=Sql("coalesce(coverage.share, 0)" if words else "0::float8"),
         total=Sql("coverage.total" if words else "NULL::float8"),
@@ -281,6 +284,24 @@ def _raw(search: Search) -> Sql:
                 space=space.pk,
             )
         ),
+    )
+
+
+def _context(space: EmbeddingSpace) -> Sql:
+    """The cosine of the messages a memory was said in (extracted from or restated by; the
+    nearest of them), read whole: "and it's currently at 180 ms under 20 concurrent
+    requests" is about the login API its message names. A memory without such a vector
+    (consolidated from many, stored before messages had vectors, a message that yielded it
+    alone) is its own context."""
+    return sql(
+        "greatest(0, coalesce((SELECT max(1 - ({distance})) FROM memories_evidence x "
+        "JOIN memories_eventembedding said ON said.event_id = x.event_id "
+        "AND said.space_id = {space} WHERE x.memory_id = m.id AND x.role <> {consolidated}), "
+        "1 - ({own})))",
+        distance=Sql(space.distance_sql(_AGAINST.text, column="said.vector")),
+        space=space.pk,
+        consolidated="consolidated",
+        own=Sql(space.distance_sql(_AGAINST.text, column="e.vector")),
     )
 
 

@@ -42,7 +42,11 @@ from memories.services.write.records import (
 from memories.services.write.relate import LiveIndex, Neighbours, marriage
 from memories.services.write.sessions import new_events_by_session, sessions_spanning
 from memories.services.write.staleness import clients_mark_profile_stale, summaries_retire
-from memories.services.write.vectors import Embedding, embedding_started
+from memories.services.write.vectors import (
+    Embedding,
+    embedding_started,
+    message_vectors_store,
+)
 from memoryhub.observability import metrics, traces
 
 logger = logging.getLogger(__name__)
@@ -164,6 +168,9 @@ def _decide_and_store(
             ]
             results.append(IngestResult(event, True, outcomes))
         run.flush()
+        message_vectors_store(
+            prepared, [event if created else None for event, created in stored], space
+        )
         summaries_retire(memory_ids=run.superseded)
         actions = [o.action for r in results if r.created for o in r.outcomes]
         transaction.on_commit(lambda: metrics.ingest_counted(actions))

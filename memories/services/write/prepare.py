@@ -47,10 +47,18 @@ class Prepared:
     candidates: list[extraction.Candidate]
     vectors: list[list[float] | None]
     context: str = ""  # the turn before it in its session: what it answers
+    # The vector of the whole message (``message``), when it yields memories and was embedded.
+    message_vector: list[float] | None = None
     # What was said, before its secrets were withheld (``content`` has the placeholders),
     # and the kinds withheld: memoryhub.services.secrets.
     said: str = ""
     withheld: tuple[str, ...] = ()
+
+    @property
+    def message(self) -> str:
+        """What the message's vector reads: its beginning, as much as a small model reads
+        (512 tokens); "" when it yields no memory (nothing would be read in its light)."""
+        return self.content[:MESSAGE_CHARS] if self.candidates else ""
 
     def event_text(self, tenant: Tenant) -> str:
         """What the event stores: what was said only when the tenant keeps secrets sealed."""
@@ -61,6 +69,8 @@ class Prepared:
 
 # Of the turn before, what a statement is searched with (its end: usually the question).
 CONTEXT_CHARS = 300
+# Of a message, what its vector reads: about the 512 tokens multilingual-e5-small reads.
+MESSAGE_CHARS = 2000
 
 
 def prepare_all(items: list[EventInput], now: datetime) -> list[Prepared]:

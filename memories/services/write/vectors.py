@@ -11,7 +11,7 @@ from concurrent.futures import Future
 
 from django.db import transaction
 
-from memories.models import EmbeddingSpace, Kind, Tenant
+from memories.models import EmbeddingSpace, Event, EventEmbedding, Kind, Tenant
 from memories.services.embedding import local_model, spaces
 from memories.services.embedding import providers as embeddings
 from memories.services.extraction import heuristic as extraction
@@ -104,6 +104,7 @@ class Embedding:
         vector_of = dict(zip(self.texts, embedded.vectors, strict=True))
         for p in prepared:
             p.vectors = [vector_of[c.content] if self.needed(p, c) else None for c in p.candidates]
+            p.message_vector = vector_of.get(p.message) if p.message else None
         return space
 
 
@@ -112,15 +113,41 @@ def embedding_started(
 ) -> Embedding | None:
     """Vectors for the statements that need one: each distinct text once, none for a typed
     statement a memory already says word for word (``known``: it is restated; an episode
-    said again on another day is another episode, and gets its vector). In the space the
-    tenant works in (``spaces.working_chain``)."""
+    said again on another day is another episode, and gets its vector). And of each message
+    that yields a statement, the whole message's (``Prepared.message``: search reads a
+    statement in its light). In the space the tenant works in (``spaces.working_chain``)."""
 
     def needed(p: Prepared, c: extraction.Candidate) -> bool:
         return c.kind == Kind.EPISODIC or (p.item.client, c.content) not in known
 
-    texts = list(dict.fromkeys(c.content for p in prepared for c in p.candidates if needed(p, c)))
+    statements = (c.content for p in prepared for c in p.candidates if needed(p, c))
+    messages = (p.message for p in prepared if p.message)
+    texts = list(dict.fromkeys([*statements, *messages]))
     if not texts:
         return None
     return Embedding(
         texts, needed, spaces.working_chain(tenant), accounts_shared=tenant.account_numbers_shared
+    )
+
+
+def message_vectors_store(
+    prepared: list[Prepared], events: list[Event], space: EmbeddingSpace | None
+) -> None:
+    """The vectors of the messages stored now (``events``, one per ``prepared``; None for a
+    replay), in ``space``."""
+    if space is None:
+        return
+    EventEmbedding.objects.bulk_create(
+        [
+            EventEmbedding(
+                event=event,
+                space=space,
+                tenant_id=event.tenant_id,
+                client_id=event.client_id,
+                vector=p.message_vector,
+            )
+            for p, event in zip(prepared, events, strict=True)
+            if event is not None and p.message_vector is not None
+        ],
+        ignore_conflicts=True,
     )
