@@ -13,7 +13,10 @@ memories are (a corpus of a few thousand sentences repeated a million times woul
 the HNSW graph with identical vectors, which no real tenant does). Vectors come from the
 real local model: each distinct sentence is embedded once and a memory's vector is the
 normalised sum of its two sentences' vectors (the model embeds ~100 texts/s on this
-machine, so embedding a million distinct texts would take hours).
+machine, so embedding a million distinct texts would take hours). Each memory rests on a
+message of its own, as the write path stores them: an event with its words, the evidence
+link and the message's vector (the memory's own: a message of one statement), so search
+reads the message beside the memory (its ``context`` component) at its real cost.
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ import numpy as np  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 from rest_framework.test import APIClient  # noqa: E402
 
-from memories.models import Client, EmbeddingSpace, Memory, Role, vector_literal  # noqa: E402
-from memories.services.embedding.providers import get_chain  # noqa: E402
+from memories.models import Client, Memory, Role, vector_literal  # noqa: E402
+from memories.services.embedding.providers import Embedded, get_chain, space_for  # noqa: E402
 from memories.services.embedding.vector_index import embedding_index_ensure  # noqa: E402
 from memories.services.retrieval import memories_search  # noqa: E402
 from memories.services.tenancy.api_keys import api_key_create  # noqa: E402
@@ -58,12 +61,12 @@ def build(total: int, clients: int):
     slug = data_set_slug(total)
     tenant = tenant_get_or_create(slug=slug)
     user = member_ensure(tenant=tenant, username=slug, role=Role.SUPERVISOR)
-    space, _ = EmbeddingSpace.objects.get_or_create(
-        provider="local", model="all-MiniLM-L6-v2", defaults={"dimension": 384}
-    )
+    # The space of the model that embeds them, the one search asks in.
+    chain = get_chain()
+    first = chain.providers[0]
+    space = space_for(Embedded(first.space_provider, first.model, first.dimension, vectors=[]))
     sizes = client_sizes(total, clients)
     existing = dict(Client.objects.filter(tenant=tenant).values_list("external_ref", "pk"))
-    chain = get_chain()
     cache: dict[str, np.ndarray] = {}
     started = time.perf_counter()
     for number, size in enumerate(sizes):
@@ -90,10 +93,13 @@ def build(total: int, clients: int):
             done = Memory.objects.filter(tenant=tenant).count()
             print(f"  built {done}/{total} memories ({time.perf_counter() - started:.0f} s)")
     t0 = time.perf_counter()
+    _messages(tenant, space)
+    print(f"  messages: {time.perf_counter() - t0:.0f} s")
+    t0 = time.perf_counter()
     embedding_index_ensure(space=space)
     with connection.cursor() as cursor:
-        cursor.execute("ANALYZE memories_memory")
-        cursor.execute("ANALYZE memories_memoryembedding")
+        for table in ("memory", "memoryembedding", "event", "evidence", "eventembedding"):
+            cursor.execute(f"ANALYZE memories_{table}")
     print(f"  HNSW index and ANALYZE: {time.perf_counter() - t0:.0f} s")
     return tenant, user, space, sizes
 
@@ -149,6 +155,39 @@ def _insert(tenant, client_id, space, texts, vectors, rng):
         )
         cursor.execute("SELECT array_agg(id) FROM bench_rows")
         lexemes_count(cursor.fetchone()[0] or [])  # the word counts full text ranks with
+
+
+def _messages(tenant, space) -> None:
+    """The message each memory rests on, for the memories that have none yet (a data set
+    built before messages had vectors gets them here): its event (the memory's id, its
+    words), the evidence link, and the message's vector (the memory's)."""
+    missing = (
+        "FROM memories_memory m WHERE m.tenant_id = %s AND NOT EXISTS "
+        "(SELECT 1 FROM memories_evidence x WHERE x.memory_id = m.id)"
+    )
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE TEMP TABLE bench_messages ON COMMIT DROP AS SELECT m.id, m.tenant_id, "
+            f"m.client_id, m.content, m.observed_at {missing}",
+            [tenant.pk],
+        )
+        cursor.execute(
+            "INSERT INTO memories_event (id, tenant_id, client_id, source, speaker, content, "
+            "external_id, observed_at, received_at, origin_agent, project_id, task_id, run_id, "
+            "entities, metadata) SELECT id, tenant_id, client_id, 'chat', 'user', content, '', "
+            "observed_at, now(), '', '', '', '', '[]', '{}' FROM bench_messages"
+        )
+        cursor.execute(
+            "INSERT INTO memories_evidence (memory_id, event_id, role, action, created_at) "
+            "SELECT id, id, 'extracted', 'added', now() FROM bench_messages"
+        )
+        cursor.execute(
+            "INSERT INTO memories_eventembedding (event_id, space_id, tenant_id, client_id, "
+            "vector, created_at) SELECT e.memory_id, e.space_id, e.tenant_id, e.client_id, "
+            "e.vector, now() FROM memories_memoryembedding e JOIN bench_messages b "
+            "ON b.id = e.memory_id WHERE e.space_id = %s",
+            [space.pk],
+        )
 
 
 def timed(fn, runs):

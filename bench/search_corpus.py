@@ -85,7 +85,7 @@ def sentence(rng: random.Random) -> str:
 
 def data_set_slug(memories: int) -> str:
     """The tenant bench/search.py builds its data set of ``memories`` in."""
-    return f"bench-search-v2-{memories}"
+    return f"bench-search-v3-{memories}"
 
 
 def data_set_parser() -> argparse.ArgumentParser:

@@ -328,6 +328,13 @@ class MemoryEmbeddingAdmin(ReadOnlyAdmin):
     exclude = ["vector"]
 
 
+@admin.register(models.EventEmbedding)
+class EventEmbeddingAdmin(ReadOnlyAdmin):
+    list_display = ["event_id", "space", "client", "created_at"]
+    list_filter = ["space", "tenant"]
+    exclude = ["vector"]
+
+
 @admin.register(models.JobRun)
 class JobRunAdmin(ReadOnlyAdmin):
     list_display = ["job", "tenant", "outcome", "started_at", "duration_ms", "counts"]

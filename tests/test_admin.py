@@ -23,6 +23,7 @@ def one_of_everything(personas):
         source=memory, target=factories.MemoryFactory.create(client=memory.client)
     )
     factories.MemoryEmbeddingFactory.create(memory=memory)
+    factories.EventEmbeddingFactory.create(event=event)
     factories.SessionFactory.create(client=personas.client)
     factories.ProfileFactory.create(client=personas.client)
     factories.ReviewItemFactory.create(memory=memory)

@@ -24,6 +24,7 @@ def _everything_of(client, key_user, tenant):
         source=memory, target=factories.MemoryFactory.create(client=client)
     )
     factories.MemoryEmbeddingFactory.create(memory=memory)
+    factories.EventEmbeddingFactory.create(event=event)
     factories.SessionFactory.create(client=client)
     factories.ProfileFactory.create(client=client)
     factories.ReviewItemFactory.create(memory=memory)

@@ -259,10 +259,10 @@ def test_one_event_costs_a_known_number_of_statements(api_client, agent_key, per
     assert answer.status_code == 201
     # The key and its tenant; the rate window; the client; may the advisor see it; what is
     # said already; savepoint, client lock, the client's live memories, the event, its
-    # neighbours; the memory, its lexemes, vector, evidence and audit; profile staleness;
-    # release. (A tenant with no active webhook endpoint reads none: the key's statement
-    # says so.)
-    assert len(statements.captured_queries) == 17, [q["sql"][:80] for q in statements]
+    # neighbours; the memory, its lexemes, vector, evidence and audit; the message's vector;
+    # profile staleness; release. (A tenant with no active webhook endpoint reads none: the
+    # key's statement says so.)
+    assert len(statements.captured_queries) == 18, [q["sql"][:80] for q in statements]
 
 
 def test_an_event_in_a_session_costs_two_statements_more(api_client, agent_key, personas):
@@ -274,7 +274,7 @@ def test_an_event_in_a_session_costs_two_statements_more(api_client, agent_key, 
         with CaptureQueriesContext(connection) as statements:
             answer = post(api_client, agent_key, content=said[session], session=session)
         assert answer.status_code == 201
-        assert len(statements.captured_queries) == 19, [q["sql"][:80] for q in statements]
+        assert len(statements.captured_queries) == 20, [q["sql"][:80] for q in statements]
     first, second = Session.objects.filter(client=personas.client).order_by("external_ref")
     assert first.events.count() == 2 and second.events.count() == 1
     latest = first.events.latest("observed_at").observed_at

@@ -17,6 +17,7 @@ from memories.models import (
     ClientUserObjectPermission,
     EmbeddingSpace,
     Event,
+    EventEmbedding,
     Evidence,
     JobRun,
     Membership,
@@ -198,6 +199,8 @@ def scoped(user, queryset: QuerySet, tenant: TenantRef | None = None) -> QuerySe
         return _filter(queryset, _memory_q(user, tenant, "source__"))
     if model in (Event, Session):
         return _filter(queryset, _raw_q(user, tenant, model))
+    if model is EventEmbedding:  # a message's vector: whoever may read the message
+        return queryset.filter(event__in=scoped(user, Event.objects.all(), tenant))
     if model in (ClientUserObjectPermission, ClientGroupObjectPermission):
         return _filter(queryset, _staff_client_q(user, tenant, "content_object__"))
     if model is ApiKey:

@@ -132,6 +132,17 @@ class MemoryEmbeddingFactory(factory.django.DjangoModelFactory[models.MemoryEmbe
     vector = factory.LazyAttribute(lambda o: [1.0] + [0.0] * (o.space.dimension - 1))
 
 
+class EventEmbeddingFactory(factory.django.DjangoModelFactory[models.EventEmbedding]):
+    class Meta:
+        model = models.EventEmbedding
+
+    event = factory.SubFactory(EventFactory)
+    space = factory.SubFactory(EmbeddingSpaceFactory)
+    tenant = factory.SelfAttribute("event.tenant")
+    client = factory.SelfAttribute("event.client")
+    vector = factory.LazyAttribute(lambda o: [1.0] + [0.0] * (o.space.dimension - 1))
+
+
 class ProfileFactory(factory.django.DjangoModelFactory[Profile]):
     class Meta:
         model = Profile

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from memories.models import EmbeddingSpace, MemoryEmbedding, Tenant
+from memories.models import EmbeddingSpace, EventEmbedding, MemoryEmbedding, Tenant
 from memories.services.embedding import providers as embeddings
 from memories.services.embedding import spaces
 
@@ -21,8 +21,9 @@ class Command(BaseCommand):
         self.stdout.write(f"configured model: {'/'.join(spec) if spec else 'none'}")
         for space in EmbeddingSpace.objects.order_by("created_at"):
             vectors = MemoryEmbedding.objects.filter(space=space).count()
+            messages = EventEmbedding.objects.filter(space=space).count()
             mark = "  (configured)" if configured and space.pk == configured.pk else ""
-            self.stdout.write(f"space {space}: {vectors} vectors{mark}")
+            self.stdout.write(f"space {space}: {vectors} vectors, {messages} of messages{mark}")
         moving = Tenant.objects.filter(embedding_space__isnull=False).select_related(
             "embedding_space"
         )

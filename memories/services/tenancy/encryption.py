@@ -16,7 +16,14 @@ from memories.crypto.fields import SealedJSONField, SealedTextField
 from memories.crypto.providers import KeyProvider, get_provider, require_master_key
 from memories.db import content_rewrite
 from memories.languages import text_config
-from memories.models import DataKey, LexemeCount, Memory, MemoryEmbedding, Tenant
+from memories.models import (
+    DataKey,
+    EventEmbedding,
+    LexemeCount,
+    Memory,
+    MemoryEmbedding,
+    Tenant,
+)
 from memories.services.tenancy.audit import audit
 from memories.services.write.records import (
     client_lexemes_recount,
@@ -62,6 +69,7 @@ def tenant_vectors_drop(*, tenant: Tenant) -> int:
         Tenant.objects.filter(pk=tenant.pk).update(vector_search_enabled=False)
         tenant.vector_search_enabled = False
         deleted, _ = MemoryEmbedding.objects.filter(tenant=tenant).delete()
+        EventEmbedding.objects.filter(tenant=tenant).delete()  # the messages' too
         Memory.objects.filter(tenant=tenant, needs_embedding=True).update(needs_embedding=False)
     return deleted
 

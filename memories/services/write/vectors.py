@@ -144,10 +144,10 @@ def message_vectors_store(
                 space=space,
                 tenant_id=event.tenant_id,
                 client_id=event.client_id,
-                vector=p.message_vector,
+                vector=p.vector_of_message,
             )
             for p, event in zip(prepared, events, strict=True)
-            if event is not None and p.message_vector is not None
+            if event is not None and p.vector_of_message is not None
         ],
         ignore_conflicts=True,
     )

@@ -1,0 +1,171 @@
+"""A memory is read in the light of the message it was said in: each message that yields
+memories has a vector of its own (stored at ingest, or by the reembed job for messages
+stored before), and search's ``context`` component is the question's cosine to it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from memories.models import Event, EventEmbedding, Memory, Role
+from memories.services.embedding import providers
+from memories.services.embedding.reembed import messages_embed
+from memories.services.jobs.runner import job_run
+from memories.services.retrieval import memories_search
+from memories.services.tenancy.encryption import tenant_create, tenant_vectors_drop
+from tests.support import factories
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/v1/events/batch/"
+MEASURED = (
+    "I've been measuring the login API response time this week, and it's currently at "
+    "180 ms under 20 concurrent requests, so can you review my caching code?"
+)
+OTHERS = [
+    "I'm repainting the garden fence this weekend, and it's currently at 3 coats after "
+    "2 days, so what brush should I buy?",
+    "My son wants to start piano lessons with Mrs Hall, but honestly it costs 900 pounds "
+    "for the term.",
+]
+# The sentence of MEASURED that says the figure, without saying what it measures.
+FIGURE = "and it's currently at 180 ms under 20 concurrent requests"
+
+
+def _post(api_client, key, contents, *, client="emma", first_id=0):
+    events = [
+        {"client": client, "content": c, "external_id": str(first_id + i)}
+        for i, c in enumerate(contents)
+    ]
+    response = api_client.post(
+        URL, {"events": events}, format="json", HTTP_AUTHORIZATION=f"Bearer {key}"
+    )
+    assert response.status_code == 201, response.json()
+    return response.json()
+
+
+def _cosine(a, b) -> float:
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def _ranks(hits) -> dict[str, int]:
+    return {h.memory.content: i for i, h in enumerate(hits)}
+
+
+def test_a_sentence_is_found_by_what_its_message_is_about(api_client, agent_key, personas):
+    _post(api_client, agent_key, [MEASURED, *OTHERS])
+    figure = Memory.objects.get(content=FIGURE)  # its message was read in two memories
+    hits = memories_search(client=figure.client, query="How fast is the login API?")
+    ranks = _ranks(hits)
+    # Its own words say nothing of the login API; its message does.
+    assert ranks[FIGURE] < min(ranks[other] for other in OTHERS)
+    scores = hits[ranks[FIGURE]].scores
+    assert scores["context"] > scores["semantic"]
+    message = EventEmbedding.objects.get(event__content=MEASURED)
+    query = providers.get_chain().embed(["How fast is the login API?"], input_type="query")
+    assert scores["context"] == pytest.approx(_cosine(message.vector, query.vectors[0]), abs=2e-3)
+
+
+def test_a_memory_that_is_its_whole_message_is_its_own_context(api_client, agent_key, personas):
+    _post(api_client, agent_key, OTHERS)
+    hits = memories_search(client=Memory.objects.first().client, query="piano lessons")
+    assert hits
+    assert all(h.scores["context"] == h.scores["semantic"] for h in hits)
+
+
+def test_each_message_that_yields_memories_has_one_vector(api_client, agent_key, personas):
+    contents = [MEASURED, "Thanks, bye!", OTHERS[0]]
+    first = _post(api_client, agent_key, contents)
+    assert [len(r["memories"]) > 0 for r in first["results"]] == [True, False, True]
+    stored = EventEmbedding.objects.values_list("event__content", flat=True)
+    assert sorted(stored) == sorted([MEASURED, OTHERS[0]])
+    _post(api_client, agent_key, contents)  # replayed: nothing new
+    assert EventEmbedding.objects.count() == 2
+    for vector in EventEmbedding.objects.select_related("event"):
+        assert vector.client_id == vector.event.client_id
+        assert vector.tenant_id == vector.event.tenant_id
+
+
+def test_messages_stored_before_get_their_vectors_from_the_reembed_job(
+    api_client, agent_key, personas
+):
+    _post(api_client, agent_key, [MEASURED, *OTHERS])
+    client = Memory.objects.first().client
+    before = {e.event_id: list(e.vector) for e in EventEmbedding.objects.all()}
+    ranked = [h.memory.pk for h in memories_search(client=client, query="login API speed")]
+    EventEmbedding.objects.all().delete()  # as a message stored before messages had vectors
+    without = memories_search(client=client, query="login API speed")
+    assert all(h.scores["context"] == h.scores["semantic"] for h in without)
+    run = job_run("reembed")
+    assert run.counts["messages"] == 3
+    after = {e.event_id: list(e.vector) for e in EventEmbedding.objects.all()}
+    assert after.keys() == before.keys()
+    assert all(_cosine(after[k], before[k]) > 0.999 for k in before)
+    assert [h.memory.pk for h in memories_search(client=client, query="login API speed")] == ranked
+    assert messages_embed()["embedded"] == 0  # nothing left
+
+
+def test_a_message_that_yielded_nothing_gets_no_vector_from_the_job(
+    api_client, agent_key, personas
+):
+    _post(api_client, agent_key, ["Thanks, bye!", "ok"])
+    assert Event.objects.count() == 2
+    assert messages_embed() == {"embedded": 0, "failed": 0}
+    assert not EventEmbedding.objects.exists()
+
+
+def test_a_tenant_without_vector_search_stores_no_message_vectors(api_client, agent_key, personas):
+    personas.tenant.vector_search_enabled = False
+    personas.tenant.save(update_fields=["vector_search_enabled"])
+    _post(api_client, agent_key, [MEASURED])
+    assert Memory.objects.exists()
+    assert messages_embed()["embedded"] == 0
+    assert not EventEmbedding.objects.exists()
+
+
+def test_a_sealed_secret_never_reaches_the_provider_with_its_message(
+    api_client, remote_providers, django_capture_on_commit_callbacks
+):
+    """An encrypted tenant may keep the secrets said sealed in the event; the message's
+    vector is still of the text with the secret withheld, at ingest and from the job."""
+    tenant = tenant_create(slug="vault", name="Vault", encrypted=True)
+    tenant.secrets_kept_sealed = True
+    tenant.save(update_fields=["secrets_kept_sealed"])
+    user = factories.UserFactory.create(username="vault-agent")
+    factories.MembershipFactory.create(tenant=tenant, user=user, role=Role.SUPERVISOR)
+    _, key = factories.api_key_for(user, tenant)
+    said = (
+        "I rotated the bank login yesterday, and my new password is Tr0ub4dor&3, "
+        "so please remind me to update the budgeting app."
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        _post(api_client, key, [said], client="ada")
+    assert Event.objects.get(tenant=tenant).content == said  # kept, sealed at rest
+    assert EventEmbedding.objects.filter(tenant=tenant).count() == 1
+    EventEmbedding.objects.all().delete()
+    assert messages_embed(tenant_id=tenant.pk)["embedded"] == 1
+    sent = json.dumps([r["body"] for r in remote_providers.requests])
+    assert "rotated the bank login" in sent  # the message itself was sent, twice
+    assert "Tr0ub4dor&3" not in sent
+
+
+def test_turning_vector_search_off_drops_the_messages_vectors_too(api_client, agent_key, personas):
+    _post(api_client, agent_key, [MEASURED, *OTHERS])
+    assert EventEmbedding.objects.filter(tenant=personas.tenant).count() == 3
+    tenant_vectors_drop(tenant=personas.tenant)
+    assert not EventEmbedding.objects.filter(tenant=personas.tenant).exists()
+    assert messages_embed()["embedded"] == 0  # and the job makes none again
+
+
+def test_a_message_read_as_its_one_memory_costs_no_embedding(api_client, agent_key, personas):
+    """A message whose one memory keeps most of it is read as that memory: its vector is
+    the memory's, and the call embeds one text, not two."""
+    said = "Well, I moved to Bristol with my two cats last spring."
+    _post(api_client, agent_key, [said])
+    (memory,) = Memory.objects.all()
+    assert memory.content != said and len(memory.content) >= 0.8 * len(said)
+    message = EventEmbedding.objects.get()
+    assert list(message.vector) == list(memory.embeddings.get().vector)
