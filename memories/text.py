@@ -56,7 +56,10 @@ def blank_ranges() -> str:
 def fold(text: str) -> str:
     """Lower case without accents: 'Perché più' → 'perche piu'. The embedded PostgreSQL has
     no ``unaccent``, so documents and queries are folded here, the same way."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    folded = text.casefold()
+    if folded.isascii():
+        return folded  # no accent to take off, and NFKD leaves ASCII as it is
+    decomposed = unicodedata.normalize("NFKD", folded)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
