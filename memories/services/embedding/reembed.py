@@ -44,9 +44,9 @@ def messages_embed(*, limit: int = 500, tenant_id=None) -> dict:
     """Embed up to ``limit`` messages that yielded memories and have no vector in the space
     their tenant works in (stored before messages had vectors, or while the provider was
     down, or before the tenant moved to a new model's space): what ingest would have
-    stored (``Prepared.message``: the message's beginning, its secrets withheld)."""
+    stored (``prepare.message_text``, its secrets withheld)."""
     from memories.services.secrets import withheld
-    from memories.services.write.prepare import MESSAGE_CHARS
+    from memories.services.write.prepare import message_text
 
     counts = {"embedded": 0, "failed": 0}
     tenants = Tenant.objects.filter(vector_search_enabled=True)
@@ -75,7 +75,7 @@ def messages_embed(*, limit: int = 500, tenant_id=None) -> dict:
             if not batch:
                 continue
             try:
-                result = chain.embed([withheld(e.content)[0][:MESSAGE_CHARS] for e in batch])
+                result = chain.embed([message_text(withheld(e.content)[0]) for e in batch])
             except embeddings.EmbeddingError:
                 counts["failed"] += len(batch)
                 return counts

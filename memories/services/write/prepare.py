@@ -16,6 +16,7 @@ from memories.models import Event, Tenant
 from memories.services.extraction import heuristic as extraction
 from memories.services.extraction import llm as llm_extraction
 from memories.services.extraction.episodes import episodes, told
+from memories.services.extraction.normalise import prose
 from memories.services.secrets import withheld
 from memories.text import clean
 
@@ -56,13 +57,13 @@ class Prepared:
 
     @property
     def message(self) -> str:
-        """What the message's vector reads: its beginning, as much as a small model reads
-        (512 tokens). "" when it yields no memory (nothing would be read in its light), or
-        one that keeps most of it (``MESSAGE_KEPT``): that memory's vector is the message's
-        (``own_vector``), and the call embeds one text fewer."""
+        """What the message's vector reads (``message_text``). "" when it yields no memory
+        (nothing would be read in its light), or one that keeps most of it
+        (``MESSAGE_KEPT``): that memory's vector is the message's (``vector_of_message``),
+        and the call embeds one text fewer."""
         if not self.candidates or self.own_vector_suffices:
             return ""
-        return self.content[:MESSAGE_CHARS]
+        return message_text(self.content)
 
     @property
     def own_vector_suffices(self) -> bool:
@@ -93,6 +94,13 @@ MESSAGE_CHARS = 2000
 # (docs/decisions.md: half the messages of both benchmarks, half the extra embedding, for
 # 0.003 of recall@10).
 MESSAGE_KEPT = 0.8
+
+
+def message_text(content: str) -> str:
+    """What a message's vector reads: its prose (the listings pasted into it are code, not
+    what it is about, and cost a small model twice the words), as far as a small model
+    reads (``MESSAGE_CHARS``)."""
+    return prose(content)[:MESSAGE_CHARS]
 
 
 def prepare_all(items: list[EventInput], now: datetime) -> list[Prepared]:
