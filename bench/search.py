@@ -63,8 +63,10 @@ def build(total: int, clients: int):
     user = member_ensure(tenant=tenant, username=slug, role=Role.SUPERVISOR)
     # The space of the model that embeds them, the one search asks in.
     chain = get_chain()
-    first = chain.providers[0]
-    space = space_for(Embedded(first.space_provider, first.model, first.dimension, vectors=[]))
+    provider = chain.providers[0]
+    space = space_for(
+        Embedded(provider.space_provider, provider.model, provider.dimension, vectors=[])
+    )
     sizes = client_sizes(total, clients)
     existing = dict(Client.objects.filter(tenant=tenant).values_list("external_ref", "pk"))
     cache: dict[str, np.ndarray] = {}

@@ -71,7 +71,7 @@ def test_a_sentence_is_found_by_what_its_message_is_about(api_client, agent_key,
 
 def test_a_memory_that_is_its_whole_message_is_its_own_context(api_client, agent_key, personas):
     _post(api_client, agent_key, OTHERS)
-    hits = memories_search(client=Memory.objects.first().client, query="piano lessons")
+    hits = memories_search(client=Memory.objects.earliest("pk").client, query="piano lessons")
     assert hits
     assert all(h.scores["context"] == h.scores["semantic"] for h in hits)
 
@@ -93,7 +93,7 @@ def test_messages_stored_before_get_their_vectors_from_the_reembed_job(
     api_client, agent_key, personas
 ):
     _post(api_client, agent_key, [MEASURED, *OTHERS])
-    client = Memory.objects.first().client
+    client = Memory.objects.earliest("pk").client
     before = {e.event_id: list(e.vector) for e in EventEmbedding.objects.all()}
     ranked = [h.memory.pk for h in memories_search(client=client, query="login API speed")]
     EventEmbedding.objects.all().delete()  # as a message stored before messages had vectors

@@ -131,7 +131,7 @@ def embedding_started(
 
 
 def message_vectors_store(
-    prepared: list[Prepared], events: list[Event], space: EmbeddingSpace | None
+    prepared: list[Prepared], events: list[Event | None], space: EmbeddingSpace | None
 ) -> None:
     """The vectors of the messages stored now (``events``, one per ``prepared``; None for a
     replay), in ``space``."""
