@@ -3,10 +3,11 @@
     python bench/index_cost.py DATA_DIR [DATA_DIR ...]
 
 DATA_DIR is an embedded database (``bench/locomo.py`` and ``bench/beam.py`` leave one).
-For the memory table, the embedding table and the word counts beside them, it prints each
-one's heap, TOAST and every index (pg_relation_size, so the main fork only), with bytes per
-row; and how the memories spread over tenants and clients, and the HNSW settings the
-server runs with. Nothing is written. The embedded server stops when the script exits.
+For the memory table, the memories' and the messages' vectors and the word counts beside
+them, it prints each one's heap, TOAST and every index (pg_relation_size, so the main fork
+only), with bytes per row; and how the memories spread over tenants and clients, and the
+HNSW settings the server runs with. Nothing is written. The embedded server stops when the
+script exits.
 """
 
 from __future__ import annotations
@@ -19,7 +20,12 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TABLES = ("memories_memory", "memories_memoryembedding", "memories_lexemecount")
+TABLES = (
+    "memories_memory",
+    "memories_memoryembedding",
+    "memories_eventembedding",
+    "memories_lexemecount",
+)
 
 RELATIONS_SQL = """
 SELECT c.relname, 'heap', pg_relation_size(c.oid), NULL
@@ -90,6 +96,7 @@ def _one(data_dir: Path) -> None:
         rows = {
             "memories_memory": memories,
             "memories_memoryembedding": sum(n for _, _, n in spaces),
+            "memories_eventembedding": one("SELECT count(*) FROM memories_eventembedding")[0],
             "memories_lexemecount": one("SELECT count(*) FROM memories_lexemecount")[0],
         }
         events = one("SELECT count(*) FROM memories_event")[0]
@@ -99,6 +106,7 @@ def _one(data_dir: Path) -> None:
             f"memories per client: median {statistics.median(per_client or [0]):,.0f}, "
             f"largest {max(per_client or [0]):,}",
             *(f"{n:,} vectors of {space} ({dim} dimensions)" for space, dim, n in spaces),
+            f"{rows['memories_eventembedding']:,} message vectors",
             f"{rows['memories_lexemecount']:,} word counts",
         ]
         print("; ".join(said) + "\n")
