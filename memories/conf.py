@@ -26,6 +26,10 @@ DEFAULTS: dict[str, Any] = {
     "EXTRACT_FROM_ASSISTANT": False,
     # embeddings
     "EMBED_TIMEOUT": 10.0,
+    # each message that yields memories gets a vector, which search reads its memories by
+    # (their ``context``): about a fifth of ingest's time on real conversations, for 0.024
+    # of BEAM's recall@10 (docs/decisions.md); off, a memory is its own context
+    "MESSAGE_VECTORS": True,
     "BREAKER_FAILURES": 3,  # failures within the window that open a provider's circuit
     "BREAKER_WINDOW": 30.0,  # seconds
     "BREAKER_COOLDOWN": 30.0,  # seconds an open circuit waits before one trial call

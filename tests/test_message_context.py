@@ -169,3 +169,21 @@ def test_a_message_read_as_its_one_memory_costs_no_embedding(api_client, agent_k
     assert memory.content != said and len(memory.content) >= 0.8 * len(said)
     message = EventEmbedding.objects.get()
     assert list(message.vector) == list(memory.embeddings.get().vector)
+
+
+def test_an_installation_that_turns_message_vectors_off_embeds_no_message(
+    api_client, agent_key, personas, monkeypatch
+):
+    """``MEMORYHUB_MESSAGE_VECTORS=false`` trades the context for ingest time: no message is
+    embedded, at ingest or by the job, and each memory is read as its own context."""
+    monkeypatch.setenv("MEMORYHUB_MESSAGE_VECTORS", "false")
+    first = _post(api_client, agent_key, [MEASURED, *OTHERS])
+    assert all(r["memories"] for r in first["results"])
+    assert not EventEmbedding.objects.exists()
+    assert messages_embed()["embedded"] == 0
+    hits = memories_search(client=Memory.objects.earliest("pk").client, query="login API speed")
+    assert hits
+    assert all(h.scores["context"] == h.scores["semantic"] for h in hits)
+    monkeypatch.setenv("MEMORYHUB_MESSAGE_VECTORS", "true")  # turned on again: the job fills in
+    assert messages_embed()["embedded"] == 3
+    assert EventEmbedding.objects.count() == 3

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 
+from memories.conf import setting
 from memories.models import Event, EventEmbedding, Evidence, Memory, Tenant
 from memories.services.embedding import providers as embeddings
 from memories.services.embedding import spaces
@@ -44,18 +45,21 @@ def messages_embed(*, limit: int = 500, tenant_id=None) -> dict:
     """Embed up to ``limit`` messages that yielded memories and have no vector in the space
     their tenant works in (stored before messages had vectors, or while the provider was
     down, or before the tenant moved to a new model's space): what ingest would have
-    stored (``prepare.message_text``, its secrets withheld)."""
+    stored (``prepare.message_text``, its secrets withheld). None when ``MESSAGE_VECTORS`` is
+    off."""
     from memories.services.secrets import withheld
     from memories.services.write.prepare import message_text
 
     counts = {"embedded": 0, "failed": 0}
+    if not setting("MESSAGE_VECTORS"):
+        return counts
     tenants = Tenant.objects.filter(vector_search_enabled=True)
     if tenant_id is not None:
         tenants = tenants.filter(pk=tenant_id)
     for tenant in tenants:
         chain = spaces.working_chain(tenant)
         if not chain.providers:
-            return counts
+            continue
         first = chain.providers[0]
         space = embeddings.known_space(first.space_provider, first.model)
         if space is None:

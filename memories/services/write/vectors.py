@@ -11,6 +11,7 @@ from concurrent.futures import Future
 
 from django.db import transaction
 
+from memories.conf import setting
 from memories.models import EmbeddingSpace, Event, EventEmbedding, Kind, Tenant
 from memories.services.embedding import local_model, spaces
 from memories.services.embedding import providers as embeddings
@@ -121,7 +122,8 @@ def embedding_started(
         return c.kind == Kind.EPISODIC or (p.item.client, c.content) not in known
 
     statements = (c.content for p in prepared for c in p.candidates if needed(p, c))
-    messages = (p.message for p in prepared if p.message)
+    reads_messages = setting("MESSAGE_VECTORS")
+    messages = (p.message for p in prepared if reads_messages and p.message)
     texts = list(dict.fromkeys([*statements, *messages]))
     if not texts:
         return None
@@ -134,8 +136,8 @@ def message_vectors_store(
     prepared: list[Prepared], events: list[Event | None], space: EmbeddingSpace | None
 ) -> None:
     """The vectors of the messages stored now (``events``, one per ``prepared``; None for a
-    replay), in ``space``."""
-    if space is None:
+    replay), in ``space``; none when ``MESSAGE_VECTORS`` is off."""
+    if space is None or not setting("MESSAGE_VECTORS"):
         return
     EventEmbedding.objects.bulk_create(
         [
