@@ -13,7 +13,7 @@ from memories.models import Event, EventEmbedding, Memory, Role
 from memories.services.embedding import providers
 from memories.services.embedding.reembed import messages_embed
 from memories.services.jobs.runner import job_run
-from memories.services.retrieval import memories_search
+from memories.services.retrieval import memories_search, ranking_weights
 from memories.services.tenancy.encryption import tenant_create, tenant_vectors_drop
 from tests.support import factories
 
@@ -184,6 +184,9 @@ def test_an_installation_that_turns_message_vectors_off_embeds_no_message(
     hits = memories_search(client=Memory.objects.earliest("pk").client, query="login API speed")
     assert hits
     assert all(h.scores["context"] == h.scores["semantic"] for h in hits)
+    # ranked as before messages had vectors: the meaning alone, at its weight then
+    assert ranking_weights()["context"] == 0.0
+    assert ranking_weights()["semantic"] == 0.6
     monkeypatch.setenv("MEMORYHUB_MESSAGE_VECTORS", "true")  # turned on again: the job fills in
     assert messages_embed()["embedded"] == 3
     assert EventEmbedding.objects.count() == 3

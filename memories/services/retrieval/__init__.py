@@ -102,11 +102,19 @@ SEED_004_WEIGHTS = {
 }
 
 
+# Where messages have no vectors (``MESSAGE_VECTORS`` off), a memory is read alone, with the
+# weight its meaning had before they had: the ranking measured then. Its own cosine at 0.7
+# (the context falls back to it) gains BEAM 0.008 at 10 and loses an update question of 62
+# (docs/decisions.md).
+WITHOUT_CONTEXT = {"semantic": 0.60, "context": 0.0}
+
+
 def ranking_weights() -> dict[str, float]:
     configured = setting("RANKING_WEIGHTS")
     if isinstance(configured, str):
         configured = json.loads(configured) if configured else {}
-    return {**DEFAULT_WEIGHTS, **(configured or {})}
+    defaults = DEFAULT_WEIGHTS if setting("MESSAGE_VECTORS") else DEFAULT_WEIGHTS | WITHOUT_CONTEXT
+    return {**defaults, **(configured or {})}
 
 
 def memories_search(
