@@ -112,3 +112,14 @@ class EventEmbedding(models.Model):
 
     def __str__(self) -> str:
         return f"event {self.event_id} in {self.space}"
+
+    @classmethod
+    def of(cls, event: Event, space: EmbeddingSpace, vector) -> EventEmbedding:
+        """``event``'s vector in ``space``, with the event's tenant and client."""
+        return cls(
+            event=event,
+            space=space,
+            tenant_id=event.tenant_id,
+            client_id=event.client_id,
+            vector=vector,
+        )

@@ -88,13 +88,7 @@ def messages_embed(*, limit: int = 500, tenant_id=None) -> dict:
                 return counts
             EventEmbedding.objects.bulk_create(
                 [
-                    EventEmbedding(
-                        event=e,
-                        space=space,
-                        tenant_id=e.tenant_id,
-                        client_id=e.client_id,
-                        vector=v,
-                    )
+                    EventEmbedding.of(e, space, v)
                     for e, v in zip(batch, result.vectors, strict=True)
                 ],
                 ignore_conflicts=True,
@@ -110,31 +104,21 @@ def reembed_job(*, tenant_id=None, counts) -> None:
     the memories of tenants still working in a previous model's space, with the configured
     model (``spaces.backfill``), until they all have a vector in its space; then the
     messages without a vector in their tenant's space (``messages_embed``)."""
-    while True:
-        result = memories_reembed(limit=500, tenant_id=tenant_id)
-        counts.add("embedded", result["embedded"])
-        if result["failed"]:
-            counts.add("failed", result["failed"])
-            return
-        if not result["embedded"]:
-            break
-    while True:
-        moved = spaces.backfill(limit=500, tenant_id=tenant_id)
-        counts.add("backfilled", moved["embedded"])
-        counts.add("moved_to_new_space", moved["moved"])
-        if moved["failed"]:
-            counts.add("failed", moved["failed"])
-            return
-        if not moved["embedded"]:
-            break
-    while True:
-        messages = messages_embed(limit=500, tenant_id=tenant_id)
-        counts.add("messages", messages["embedded"])
-        if messages["failed"]:
-            counts.add("failed", messages["failed"])
-            return
-        if not messages["embedded"]:
-            return
+    steps = (
+        (memories_reembed, {"embedded": "embedded"}),
+        (spaces.backfill, {"embedded": "backfilled", "moved": "moved_to_new_space"}),
+        (messages_embed, {"embedded": "messages"}),
+    )
+    for step, tallies in steps:
+        while True:
+            result = step(limit=500, tenant_id=tenant_id)
+            for key, label in tallies.items():
+                counts.add(label, result[key])
+            if result["failed"]:
+                counts.add("failed", result["failed"])
+                return  # providers fail: the next run goes on
+            if not result["embedded"]:
+                break
 
 
 def memories_embed_now(memory_ids) -> None:

@@ -141,13 +141,7 @@ def message_vectors_store(
         return
     EventEmbedding.objects.bulk_create(
         [
-            EventEmbedding(
-                event=event,
-                space=space,
-                tenant_id=event.tenant_id,
-                client_id=event.client_id,
-                vector=p.vector_of_message,
-            )
+            EventEmbedding.of(event, space, p.vector_of_message)
             for p, event in zip(prepared, events, strict=True)
             if event is not None and p.vector_of_message is not None
         ],
