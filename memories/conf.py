@@ -28,7 +28,8 @@ DEFAULTS: dict[str, Any] = {
     "EMBED_TIMEOUT": 10.0,
     # each message that yields memories gets a vector, which search reads its memories by
     # (their ``context``): about a fifth of ingest's time on real conversations, for 0.024
-    # of BEAM's recall@10 (docs/decisions.md); off, a memory is its own context
+    # of BEAM's recall@10 (docs/decisions.md); off, a memory is its own context and search
+    # ranks as it did before messages had vectors (retrieval.WITHOUT_CONTEXT)
     "MESSAGE_VECTORS": True,
     "BREAKER_FAILURES": 3,  # failures within the window that open a provider's circuit
     "BREAKER_WINDOW": 30.0,  # seconds

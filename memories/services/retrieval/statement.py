@@ -257,6 +257,11 @@ def _raw(search: Search) -> Sql:
     by its rarity among the client's memories. ``coverage``: the share of the query's weight
     (its rare words weigh most) that the memory holds, for the relevance floor."""
     space, words = search.space, bool(search.words)
+    semantic = (
+        Sql("0::float8")
+        if space is None
+        else sql("greatest(0, 1 - ({distance}))", distance=_distance(space))
+    )
     return sql(
         "SELECT {columns}, {vector} AS vector, {semantic} AS c_semantic, "
         "{context} AS c_context, "
@@ -264,12 +269,10 @@ def _raw(search: Search) -> Sql:
         "FROM pool JOIN memories_memory m ON m.id = pool.id {coverage_join} {embedding}",
         columns=Sql(", ".join(f"m.{name}" for name in SCORED_COLUMNS)),
         vector=Sql("NULL::vector" if space is None else "e.vector"),
-        semantic=(
-            Sql("0::float8")
-            if space is None
-            else sql("greatest(0, 1 - ({distance}))", distance=_distance(space))
-        ),
-        context=Sql("0::float8") if space is None else _context(space),
+        semantic=semantic,
+        # Without the messages' vectors (MESSAGE_VECTORS off) each memory is its own
+        # context, and no message is looked up.
+        context=_context(space) if space is not None and setting("MESSAGE_VECTORS") else semantic,
         text=bm25_of_m() if words else Sql("0::float8"),
         coverage=Sql("coalesce(coverage.share, 0)" if words else "0::float8"),
         total=Sql("coverage.total" if words else "NULL::float8"),
