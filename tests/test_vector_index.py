@@ -60,3 +60,25 @@ def test_two_models_can_embed_the_same_memory():
     factories.MemoryEmbeddingFactory.create(memory=memory, space=small)
     factories.MemoryEmbeddingFactory.create(memory=memory, space=large)
     assert memory.embeddings.count() == 2
+
+
+@pytest.mark.parametrize("dimension", [384, 3072])
+def test_a_statement_finds_its_nearest_stored_memories_in_either_vector_type(dimension):
+    from memories.services.write.relate import Neighbours
+
+    space = embedding_space_get_or_create(
+        provider="test", model=f"n{dimension}", dimension=dimension
+    )
+    near, far = [1.0] + [0.0] * (dimension - 1), [0.0] * (dimension - 1) + [1.0]
+    same = factories.MemoryFactory.create()
+    other = factories.MemoryFactory.create(client=same.client)
+    factories.MemoryEmbeddingFactory.create(memory=same, space=space, vector=near)
+    factories.MemoryEmbeddingFactory.create(memory=other, space=space, vector=far)
+    said = [0.9, 0.1] + [0.0] * (dimension - 2)
+
+    found = Neighbours.load(space=space, wanted=[(7, same.client_id, said)]).of(
+        7, same.client_id, said
+    )
+
+    assert [memory.pk for memory, _ in found] == [same.pk]
+    assert found[0][1] == pytest.approx(0.9 / (0.82**0.5), abs=1e-3)
