@@ -138,3 +138,19 @@ def test_a_missing_weights_package_says_what_to_install(model_copy):
 def test_one_embedder_per_model_and_process():
     assert get_local_embedder("local") is get_local_embedder("local")
     assert get_local_embedder("local") is not get_local_embedder("local-minilm")
+
+
+def test_a_call_of_many_texts_runs_over_every_core_with_the_vectors_of_each_alone():
+    """``serve`` gives a request's embedder one thread; a batch of events still uses every
+    core, and a text's vector does not depend on the thread it ran on."""
+    from memories.services.embedding.onnx_encoder import SPREAD_FROM
+    from memoryhub import serving
+
+    one_thread = MultilingualEmbedder(threads=1)
+    texts = TEXTS[:SPREAD_FROM]
+    assert one_thread.workers(1) == 1
+    assert one_thread.workers(len(texts)) == serving.cores()
+
+    together = np.asarray(one_thread.embed(texts))
+    alone = np.asarray([one_thread.embed([text])[0] for text in texts])
+    np.testing.assert_allclose(together, alone, atol=1e-6)

@@ -51,6 +51,7 @@ class _Runtime:
     # (input type, language) → the mean vector taken off its vectors
     centres: dict[tuple[str, str], np.ndarray]
     serial: Any  # a session on one thread, for a call's texts embedded one per core; or None
+    # when ``session`` itself runs on one
 
 
 class MultilingualEmbedder(OnnxEmbedder):

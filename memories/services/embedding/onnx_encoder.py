@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from memoryhub import serving
+
 MODEL_DIR = Path(__file__).resolve().parents[2] / "local_model"  # memories/local_model/
 MANIFEST = "manifest.json"
 THREADS_ENV = "MEMORYHUB_LOCAL_EMBEDDER_THREADS"
@@ -24,6 +26,12 @@ BATCH_SIZE = 64
 # Attention memory grows with batch x length^2: long texts go in smaller batches (the cost per
 # token hardly depends on batch size, but onnxruntime keeps its peak memory for good).
 MAX_BATCH_TOKENS = 4096
+# A call of at least this many texts (a batch of events, embedded before its transaction
+# opens) runs over every core the process may use, whatever the embedder's own threads:
+# ``serve`` gives a request one, which would leave the other cores idle while an agent posts
+# a conversation (measured: bench/ingest_real.py, docs/decisions.md). A search's query and a
+# single event stay on their one thread.
+SPREAD_FROM = 16
 
 
 class LocalModelError(RuntimeError):
@@ -100,6 +108,12 @@ class OnnxEmbedder:
         """The threads one ``embed`` computes on."""
         return self._threads or _threads_from_env()
 
+    def workers(self, texts: int) -> int:
+        """The threads a call of ``texts`` texts computes on (``SPREAD_FROM``)."""
+        if texts >= SPREAD_FROM:
+            return max(self.threads, serving.cores())
+        return self.threads
+
     def embed(self, texts: list[str], *, input_type: str = "document") -> list[list[float]]:
         """Unit vectors of ``texts``; ``input_type`` is ``query`` for a search's text,
         ``document`` for what is stored (models trained with prefixes use them)."""
@@ -116,11 +130,15 @@ class OnnxEmbedder:
             if batch and (len(batch) == self.batch_size or padded > self.max_batch_tokens):
                 batches.append(batch := [])
             batch.append(i)
-        serial = getattr(runtime, "serial", None)
-        if serial is not None and len(batches) > 1:
+        workers = self.workers(len(texts))
+        # A session on one thread: the one kept for this, or the embedder's own on one.
+        serial = getattr(runtime, "serial", None) or (
+            runtime.session if self.threads == 1 else None
+        )
+        if serial is not None and workers > 1 and len(batches) > 1:
             # One batch per core at a time, each on one thread: a small product does not
             # split well over threads (measured: bench/local_embedder.py).
-            with ThreadPoolExecutor(self.threads, thread_name_prefix="memoryhub-embed") as pool:
+            with ThreadPoolExecutor(workers, thread_name_prefix="memoryhub-embed") as pool:
                 done = pool.map(
                     lambda b: self._run(runtime, [tokens[j] for j in b], serial), batches
                 )
