@@ -50,8 +50,9 @@ class _Runtime:
     max_tokens: int
     # (input type, language) → the mean vector taken off its vectors
     centres: dict[tuple[str, str], np.ndarray]
-    serial: Any  # a session on one thread, for a call's texts embedded one per core; or None
-    # when ``session`` itself runs on one
+    # A session on one thread, for a call's texts embedded one per core; None when
+    # ``session`` itself runs on one.
+    serial: Any
 
 
 class MultilingualEmbedder(OnnxEmbedder):
