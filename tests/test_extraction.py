@@ -208,6 +208,46 @@ def test_a_preference_said_as_a_noun_is_a_preference(text, attribute):
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "negated"),
+    [
+        ("Always provide a code example when I ask about async error handling.", False),
+        ("Always make sure to include the endpoint path when I ask about the API.", False),
+        ("When I ask about deployment, always include the exact version numbers.", False),
+        ("From now on, use metric units when you talk about my runs.", False),
+        ("Never round the figures when I ask about my pension.", True),
+        ("Includi sempre un esempio di codice quando chiedo di async.", False),
+        ("D'ora in poi rispondi in modo breve.", False),
+        ("Non usare mai il gergo tecnico.", True),
+        ("Siempre incluye un ejemplo de código cuando pregunto sobre async.", False),
+        ("De ahora en adelante, responde con ejemplos.", False),
+        ("Nunca uses jerga técnica.", True),
+    ],
+)
+def test_a_standing_instruction_is_a_preference_keyed_by_nothing(text, negated):
+    """How the client wants to be answered from now on: a preference. Its scope ("when I
+    ask about async") is in its words, so no attribute keys it: two instructions of one
+    head noun ("include the endpoint path…", "include the summary…") are two memories,
+    not one superseding the other."""
+    assert [
+        (c.kind, c.category, c.attribute, c.negated) for c in extract(text, observed_at=OBSERVED_AT)
+    ] == [("semantic", "preference", "", negated)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Always been a fan of jazz.",
+        "Always the same problem with this laptop.",
+        "Never mind, that's fine.",
+        "Ho sempre amato il jazz.",
+        "Siempre he querido viajar a Japón.",
+    ],
+)
+def test_always_and_never_in_a_report_are_no_instruction(text):
+    assert [c.category for c in extract(text, observed_at=OBSERVED_AT)] != ["preference"]
+
+
 def test_a_goal_and_a_preference_in_one_sentence_are_two_memories():
     text = "I'm trying to speed up my app, and I've set a preference for CPU-only deployment."
     assert [c.category for c in extract(text, observed_at=OBSERVED_AT)] == ["goal", "preference"]

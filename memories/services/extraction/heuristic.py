@@ -289,7 +289,12 @@ def _candidate(
     )
     kind = "operational" if operational else "decision" if source == "decision" else kind
     attribute, value = attribute_of(match, folded, content, language)
-    if category == "preference" and (not attribute or attribute in REACTIONS):
+    standing_order = bool(match.rule and match.rule.order)
+    if (
+        category == "preference"
+        and not standing_order
+        and (not attribute or attribute in REACTIONS)
+    ):
         return None  # "I love it!", "Mi piace!", "I like that idea": reactions, not preferences
     # "I'm not married", "non sono sposato", "ya no vivo en Sevilla": the fact, denied.
     negated = match.negated or (

@@ -9,8 +9,10 @@ Rule flags: ``neg`` the cue is negative (hate, don't want, non posso); ``3rd`` t
 ``verb`` the object opens with a verb (please always *send*…); ``before`` the object precedes
 the cue (mornings *work best for me*); ``noun`` only with a noun object (voglio + noun; voglio
 sapere is a request); ``ask`` an object opening with a request verb makes it a request;
-``obj`` needs an object ("I've decided." alone says nothing); ``@name`` the attribute the
-object names (residence, employer, occupation).
+``obj`` needs an object ("I've decided." alone says nothing); ``order`` a standing instruction
+to the assistant ("Always include the version numbers when I ask about deployment"), whose
+scope is in its words, so it is keyed by no attribute; ``@name`` the attribute the object
+names (residence, employer, occupation).
 """
 
 # The rule tables below keep one rule per line, like a table, so they are exempt from the
@@ -38,6 +40,7 @@ class Rule:
     noun_object: bool = False
     not_request: bool = False
     needs_object: bool = False
+    order: bool = False
 
 
 def _r(category: str, regex: str, flags: str = "") -> Rule:
@@ -53,6 +56,7 @@ def _r(category: str, regex: str, flags: str = "") -> Rule:
         noun_object="noun" in given,
         not_request="ask" in given,
         needs_object="obj" in given,
+        order="order" in given,
     )
 
 
@@ -83,6 +87,13 @@ _ROLES_EN = _any(
     "secretary boyfriend girlfriend son-in-law daughter-in-law ex-wife ex-husband"
 )
 _SERVICE_VERBS = _any("send call contact email text write copy cc use share schedule book put")
+# A standing instruction opens with "always" or "never" and a verb, not a report ("always
+# been a fan", "never had a car"), or says from when it holds ("from now on", "whenever I ask
+# about…, always…"): how the assistant should answer, a preference.
+_NOT_AN_ORDER_EN = _any("been had have has was were is are am the a an my our this that it")
+_FROM_NOW_EN = r"(?:from now on|going forward|moving forward|in (?:the )?future)"
+_MAKE_SURE_EN = r"make sure\s(?:(?:that\s)?you\s|to\s)?"
+_WHEN_I_ASK_EN = r"\bwhen(?:ever)?\s(?:i|we)\s(?:ask|talk|write)\b[^,]*,\s(?:please\s)?"
 _HOLDINGS_EN = _any(
     "kids children sons daughters grandchildren grandkids properties houses homes apartments "
     "flats cars companies businesses accounts boats"
@@ -145,6 +156,11 @@ EN: tuple[Rule, ...] = (
     _r("preference", r"\bplease\b,?\s(?:never|don't|do not|avoid)\s(?!hesitate\b|worry\b|forget\b)", "neg verb"),
     _r("preference", rf"^always\s(?={_SERVICE_VERBS}\b)", "verb"),
     _r("preference", rf"^never\s(?={_SERVICE_VERBS}\b)", "neg verb"),
+    _r("preference", rf"^(?:please,?\s)?always\s(?:{_MAKE_SURE_EN})?(?!{_NOT_AN_ORDER_EN}\b)(?=[a-z])", "verb order"),
+    _r("preference", rf"^(?:please,?\s)?never\s(?!{_NOT_AN_ORDER_EN}\b|mind\b)(?=[a-z])", "neg verb order"),
+    _r("preference", rf"^{_FROM_NOW_EN},?\s(?:please\s)?(?:always\s)?(?:{_MAKE_SURE_EN})?(?=[a-z])", "verb order"),
+    _r("preference", rf"{_WHEN_I_ASK_EN}always\s(?:{_MAKE_SURE_EN})?", "verb order"),
+    _r("preference", rf"{_WHEN_I_ASK_EN}(?:never|don't|do not)\s", "neg verb order"),
     _r("preference", r"\b(?:works?|is|are)\s(?:best|better)\sfor\s(?:me|us)\b|\bsuits?\s(?:me|us)\s(?:best|better)\b", "before"),
     _r("preference", r"\b(?:doesn't|does not|doesnt)\s(?:really\s)?(?:like|want|trust|enjoy)\b", "neg 3rd"),
     _r("preference", r"\b(?:hates|dislikes|detests|avoids|distrusts)\b|\bis not (?:interested in|a fan of|keen on)\b", "neg 3rd"),
@@ -200,6 +216,9 @@ _STATUS_IT = (
     r"|originari[oa] di|cittadin[oaie]|resident[ei]"
 )
 _PLEASE_IT = r"\bper\s(?:favore|cortesia|piacere)\b,?"
+# What an assistant is told to do when it answers, as a standing instruction opens:
+# "includi sempre…", "non usare mai…" (the stem: usa/usare, includi/includere).
+_ANSWER_IT = r"(?:us[ae]|includ[ie]|aggiung[ie]|da|dar[e]?|fornisci|fornire|rispond[ie]|scriv[ie]|mostra|mett[ie]|spiega|indica|elenca|ricorda|inserisci|inserire|manda|invia|cita|riporta)"
 _MY_DATA_IT = _any("compleanno indirizzo numero stipendio reddito email mail pensione patrimonio")
 _NOT_A_DUTY_IT = _any("andare scappare dire ammettere chiedere chiederle pensarci riattaccare")
 _PLAN_IT = _any(
@@ -238,6 +257,9 @@ IT: tuple[Rule, ...] = (
     _r("preference", r"\b(?:sono|siamo)\s(?:molto\s)?interessat[oaie]\b"),
     _r("preference", rf"{_PLEASE_IT}\s(?:non|mai)\b|{_PLEASE_IT}(?=.*?\bmai\b)", "neg verb"),
     _r("preference", rf"{_PLEASE_IT}(?=.*?\bsempre\b)", "verb"),
+    _r("preference", rf"^(?:{_PLEASE_IT}\s)?{_ANSWER_IT}(?:mi|ci)?\ssempre\b", "verb order"),
+    _r("preference", rf"^(?:{_PLEASE_IT}\s)?non\s{_ANSWER_IT}(?:re|rmi)\smai\b", "neg verb order"),
+    _r("preference", r"^(?:d'ora|da ora|da adesso)\sin\s(?:poi|avanti),?\s", "verb order"),
     _r("preference", rf"\bnon\s(?:gli|le)\s{_LIKE_IT}\b|\b(?:odia|detesta|non sopporta)\b|\bnon\s(?:vuole|vogliono)\b", "neg 3rd"),
     _r("preference", rf"\b(?:preferisce|preferiscono)\b|\b(?:gli|le)\s{_LIKE_IT}\b", "3rd"),
     _r("fact", r"\b(?:vivo|viviamo|abito|abitiamo|risiedo|risiediamo)\s(?:a|ad|in|nel|nella|vicino a)\s", "@residence"),
@@ -293,6 +315,13 @@ _MY_DATA_ES = _any("cumpleanos correo email telefono numero direccion sueldo sal
 _NOT_A_DUTY_ES = _any("irme ir decir admitir preguntar colgar pensarlo irnos")
 _DUTY_ES = _any("debo debemos necesito necesitamos")
 
+# What an assistant is told to do when it answers: "siempre incluye…", "usa siempre…".
+_ANSWER_ES = _any(
+    "usa uses incluye incluyas agrega agregues anade anadas dame des proporciona responde "
+    "respondas contesta escribe escribas muestra muestres pon pongas explica indica enumera "
+    "recuerdame envia envies manda mandes cita menciona"
+)
+
 # fmt: off
 ES: tuple[Rule, ...] = (
     _r("decision", r"\b(?:he|hemos)\s(?:ya\s|finalmente\s)?(?:decidido|elegido|optado)\b", "obj"),
@@ -315,6 +344,9 @@ ES: tuple[Rule, ...] = (
     _r("preference", r"\b(?:prefiero|preferimos|preferiria|prefeririamos)\b"),
     _r("preference", r"\b(?:tengo|tenemos)\s(?:una\s)?(?:clara\s|fuerte\s)?preferencia\spor\b|\b(?:mi|nuestra)\spreferencia\ses(?:\spor)?\b"),
     _r("preference", r"\bnunca\s(?=[a-z]+o\b)", "neg verb"),
+    _r("preference", rf"^(?:por favor,?\s)?(?:siempre\s{_ANSWER_ES}|{_ANSWER_ES}\ssiempre)\b", "verb order"),
+    _r("preference", rf"^(?:por favor,?\s)?nunca\s{_ANSWER_ES}\b", "neg verb order"),
+    _r("preference", r"^(?:de ahora en adelante|a partir de ahora|en adelante),?\s", "verb order"),
     _r("preference", r"\b(?:confio|confiamos)\sen\b"),
     _r("preference", rf"\bno\s(?:me|nos)\s(?:{_LIKE_ES}|fio de)\b", "neg"),
     _r("preference", rf"\b(?:me|nos)\s{_LIKE_ES}\b"),
