@@ -82,6 +82,7 @@ def test_every_hit_explains_its_score(personas, remember):
         "canonicity",
         "speaker",
         "answer",
+        "advice",
         "window",
         "early",
         "past",
@@ -530,27 +531,37 @@ def test_an_hnsw_scan_that_gives_up_early_is_searched_again(personas):
     assert _searches_run(ctx) == 2
 
 
+ADVICE = ("preference",)
+
+
 @pytest.mark.parametrize(
-    ("query", "tags", "when"),
+    ("query", "tags", "when", "categories"),
     [
-        ("Who handles her taxes?", ("person",), False),
-        ("With whom does she live?", ("person",), False),
-        ("Chi è il suo commercialista?", ("person",), False),
-        ("¿Quién le lleva los impuestos?", ("person",), False),
-        ("How much has he saved?", ("amount",), False),
-        ("Quanto ha risparmiato?", ("amount",), False),
-        ("¿Cuánto tiene ahorrado?", ("amount",), False),
-        ("When did Maria donate her car?", ("date",), True),
-        ("Quando si è trasferito a Lugano?", ("date",), True),
-        ("¿En qué mes no puede viajar?", ("date",), True),
-        ("How much time does she spend sailing?", (), False),
-        ("¿Cuánto tiempo lleva en Madrid?", (), False),
-        ("Where does she live?", (), False),
-        ("What does she prefer for meetings?", (), False),
+        ("Who handles her taxes?", ("person",), False, ()),
+        ("With whom does she live?", ("person",), False, ()),
+        ("Chi è il suo commercialista?", ("person",), False, ()),
+        ("¿Quién le lleva los impuestos?", ("person",), False, ()),
+        ("How much has he saved?", ("amount",), False, ()),
+        ("Quanto ha risparmiato?", ("amount",), False, ()),
+        ("¿Cuánto tiene ahorrado?", ("amount",), False, ()),
+        ("When did Maria donate her car?", ("date",), True, ()),
+        ("Quando si è trasferito a Lugano?", ("date",), True, ()),
+        ("¿En qué mes no puede viajar?", ("date",), True, ()),
+        ("How much time does she spend sailing?", (), False, ()),
+        ("¿Cuánto tiempo lleva en Madrid?", (), False, ()),
+        ("Where does she live?", (), False, ()),
+        ("What does she prefer for meetings?", (), False, ()),
+        # Advice asked of the assistant: what the client prefers and keeps to answers it.
+        ("What would you suggest for my portfolio?", (), False, ADVICE),
+        ("How should I plan the photo shoot?", (), False, ADVICE),
+        ("Any tips for the move?", (), False, ADVICE),
+        ("Cosa mi consigli per il viaggio?", (), False, ADVICE),
+        ("¿Qué me recomiendas para la cena?", (), False, ADVICE),
+        ("What did Nate recommend to Joanna?", (), False, ()),
     ],
 )
-def test_what_kind_of_answer_a_question_asks_for(query, tags, when):
-    assert expected_answer(query) == Expected(tags=tags, when=when)
+def test_what_kind_of_answer_a_question_asks_for(query, tags, when, categories):
+    assert expected_answer(query) == Expected(tags=tags, when=when, categories=categories)
 
 
 def test_a_memory_that_can_answer_the_question_scores_for_it(personas, remember):
@@ -565,3 +576,18 @@ def test_a_memory_that_can_answer_the_question_scores_for_it(personas, remember)
     assert answer_scores("Who does her tax return?") == {named.pk: 1, dated.pk: 0, plain.pk: 0}
     assert answer_scores("When did they sell the flat?") == {named.pk: 0, dated.pk: 1, plain.pk: 0}
     assert set(answer_scores("What about her tax return?").values()) == {0}
+
+
+def test_advice_asked_finds_what_the_client_prefers_before_what_happened(personas, remember):
+    """ "What would you suggest…" is answered within what the client prefers: the preference
+    comes before an event of the same subject that is as close to the question."""
+    shoot = remember("Booked a portrait photo shoot in the park for April 7.", category="event")
+    candid = remember(
+        "Always prefer candid portraits over posed shots at a photo shoot.", category="preference"
+    )
+    asked = "What kinds of shots would you suggest for my portrait photo shoot?"
+    hits = memories_search(client=personas.client, query=asked, k=2, record_access=False)
+    assert [(h.memory.pk, h.scores["advice"]) for h in hits] == [(candid.pk, 1), (shoot.pk, 0)]
+    told = "What happened with my portrait photo shoot in the park?"
+    hits = memories_search(client=personas.client, query=told, k=2, record_access=False)
+    assert [h.scores["advice"] for h in hits] == [0, 0]

@@ -83,6 +83,7 @@ DEFAULT_WEIGHTS = {
     "canonicity": 0.05,
     "speaker": 0.10,
     "answer": 0.05,
+    "advice": 0.10,
     "window": 0.10,
     "early": 0.10,
     "past": 0.05,

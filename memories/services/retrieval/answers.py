@@ -7,6 +7,11 @@ that are about as close to the question, the one that can answer it comes first.
 memory's side is what the write path already records: the entity types its content names
 (``Memory.tags``: person, amount, date…) and the day its text says it happened
 (``Memory.occurred_on``). A question of no such kind rewards nothing.
+
+Advice or help asked of the assistant ("What would you suggest for my portfolio?", "Can you
+help me plan the move?") is answered within what the client prefers, standing instructions
+included ("Always include the fees when I ask about funds"): the ``advice`` component
+rewards a preference.
 """
 
 from __future__ import annotations
@@ -30,14 +35,37 @@ _AMOUNT = re.compile(
     r"\bhow much\b(?! (?:time|longer)\b)|\b(?:quanto|quanta)\b(?! tempo\b)"
     r"|\b(?:cuanto|cuanta)\b(?! tiempo\b)|\bwhat (?:amount|sum)\b"
 )
+# Advice or help asked of the assistant: "what would you suggest", "how should I", "can you
+# help me", "any tips", "cosa mi consigli", "puoi aiutarmi", "¿qué me recomiendas?". Asked
+# about a third person's advice ("What did Nate recommend?") it is a fact of the
+# conversation, and matches nothing here.
+_ADVICE = re.compile(
+    r"\b(?:you|u)\b[^?.!]{0,30}\b(?:suggest|recommend|advise|propose)\b"
+    r"|\b(?:can|could|would|will) you (?:please )?(?:help|show|explain|write|create)\b"
+    r"|\b(?:how|what|which|where|when) (?:should|could|can) (?:i|we)\b|\bhelp me\b"
+    r"|\bhow (?:do|would) (?:i|we|you)\b|\b(?:i|we) should\b|\bshould (?:i|we)\b"
+    r"|\bany (?:tips|suggestions|recommendations|advice|ideas)\b"
+    r"|\bwhat(?:'s| is) the best (?:way|approach)\b|\bwhat (?:approaches|strategies|options)\b"
+    r"|\b(?:mi )?(?:consigli|suggerisci|raccomandi)\b|\bconsigliami\b"
+    r"|\b(?:puoi|potresti) aiutarmi\b|\baiutami\b"
+    r"|\b(?:come|cosa|quando|dove) (?:dovrei|potrei|posso)\b"
+    r"|\b(?:me )?(?:recomiendas|sugieres|aconsejas)\b|\brecomiendame\b"
+    r"|\b(?:puedes|podrias) ayudarme\b|\bayudame\b"
+    r"|\b(?:como|que|cuando|donde) (?:deberia|podria|puedo)\b"
+)
+# What advice must honour: the memories of these categories answer it. A constraint was
+# measured beside it and cost BEAM's multi-session questions (docs/decisions.md).
+_ADVICE_CATEGORIES = ("preference",)
 
 
 @dataclass(frozen=True)
 class Expected:
-    """What a memory that answers holds: any of these entity types, or a day it happened."""
+    """What a memory that answers holds: any of these entity types, a day it happened, or
+    one of these categories."""
 
     tags: tuple[str, ...] = ()
     when: bool = False
+    categories: tuple[str, ...] = ()
 
 
 NOTHING = Expected()
@@ -51,4 +79,5 @@ def expected_answer(query: str) -> Expected:
     when = bool(_WHEN.search(folded))
     if when:
         tags += ("date",)
-    return Expected(tags=tags, when=when) if tags else NOTHING
+    categories = _ADVICE_CATEGORIES if _ADVICE.search(folded) else ()
+    return Expected(tags=tags, when=when, categories=categories) if tags or categories else NOTHING

@@ -31,6 +31,7 @@ COMPONENTS = (
     "canonicity",
     "speaker",
     "answer",
+    "advice",
     "window",
     "early",
     "past",
@@ -318,7 +319,8 @@ def _components(search: Search) -> Sql:
         "(m.speaker <> '' AND lower(m.speaker) = ANY({speakers}::text[]))::int::float8 "
         "AS c_speaker, "
         "(m.tags && {tags}::varchar[] OR ({when} AND m.occurred_on IS NOT NULL))::int::float8 "
-        "AS c_answer, {window} AS c_window, "
+        "AS c_answer, (m.category = ANY({categories}::varchar[]))::int::float8 AS c_advice, "
+        "{window} AS c_window, "
         "CASE WHEN {beginning} THEN 1 - percent_rank() OVER (ORDER BY m.observed_at, m.created_at) "
         "ELSE 0 END::float8 AS c_early, "
         "(m.expires_at IS NOT NULL AND m.expires_at <= {now})::int::float8 AS c_past",
@@ -330,6 +332,7 @@ def _components(search: Search) -> Sql:
         speakers=list(search.speakers),
         tags=list(search.expected.tags),
         when=search.expected.when,
+        categories=list(search.expected.categories),
         window=_in_window(search.window),
         beginning=search.beginning,
         now=search.now,
