@@ -98,6 +98,7 @@ class _Question:
     tokens: Callable[[str], set]  # the benchmark's own word splitter
     empty_covered: bool  # an evidence without content words counts as found in the text
     update: tuple | None = None  # BEAM: (new ids, old ids) of a knowledge update
+    kind: str = ""  # BEAM: the question's type
 
 
 def open_database(data_dir: Path) -> None:
@@ -160,7 +161,7 @@ def _beam(clients) -> list[_Question]:
             user = {f"m{e}" for e in qa.get("new", []) if role.get(e) == "user"}
             old = {f"m{e}" for e in qa.get("old", []) if role.get(e) == "user"}
             update = (user, old) if user and old and user != old else None
-            found.append(_Question(client, qa["q"], ev, text_of, words, False, update))
+            found.append(_Question(client, qa["q"], ev, text_of, words, False, update, qa["type"]))
     return found
 
 
@@ -177,6 +178,7 @@ def _figures(questions: list[_Question], weights: dict) -> str:
     from memories.services.retrieval import memories_search
 
     recall: dict[int, list[float]] = {k: [] for k in KS}
+    by_kind: dict[str, list[float]] = {}
     text_recall, chars, ku = [], [], []
     for qa in questions:
         hits = memories_search(
@@ -193,6 +195,8 @@ def _figures(questions: list[_Question], weights: dict) -> str:
                 rank.setdefault(e["external_id"], position)
         for k in KS:
             recall[k].append(sum(1 for e in qa.ev if rank.get(e, k) < k) / len(qa.ev))
+        if qa.kind:
+            by_kind.setdefault(qa.kind, []).append(recall[10][-1])
         seen = qa.tokens(" ".join(h.memory.content for h in hits[:10]))
         covered = [e for e in qa.ev if _covered(qa.words[e], seen, qa.empty_covered)]
         text_recall.append(len(covered) / len(qa.ev))
@@ -203,7 +207,12 @@ def _figures(questions: list[_Question], weights: dict) -> str:
             ku.append(new is not None and (old is None or new < old))
     out = " ".join(f"{statistics.mean(recall[k]):.3f}" for k in KS)
     out += f" {statistics.mean(text_recall):.3f} {int(statistics.median(chars)):5d}"
-    return out + (f" {statistics.mean(ku):.3f}" if ku else "")
+    out += f" {statistics.mean(ku):.3f}" if ku else ""
+    if by_kind:  # BEAM: recall@10 by question type, on a line of its own
+        out += "\n    " + " ".join(
+            f"{kind[:12]} {statistics.mean(v):.3f}" for kind, v in sorted(by_kind.items())
+        )
+    return out
 
 
 if __name__ == "__main__":
