@@ -49,6 +49,25 @@ def test_a_near_miss_is_not_a_contradiction(said_later, old, new):
     assert old_status == "active"
 
 
+def test_two_preferences_of_one_noun_that_say_two_things_are_both_kept(post_event):
+    """Both are keyed ``preference:problems`` with the same value; the second is not the
+    first said again, and its words must not be lost in the first's evidence."""
+    first = post_event(
+        "I prefer solving problems with stepwise algebraic methods before graphing.", days_ago=30
+    )["memories"][0]
+    (second,) = post_event(
+        "I prefer solving problems with exact fractions before converting to decimals."
+    )["memories"]
+    assert second["action"] in ("added", "extended")
+    assert second["id"] != first["id"]
+    assert Memory.objects.get(pk=first["id"]).status == "active"
+    kept = Memory.objects.get(pk=second["id"])
+    assert kept.content == (
+        "I prefer solving problems with exact fractions before converting to decimals."
+    )
+    assert kept.attribute == Memory.objects.get(pk=first["id"]).attribute == "preference:problems"
+
+
 def test_the_labelled_pairs_precision_and_recall():
     result = contradictions.evaluate(contradictions.load())
     assert result["overall"]["pairs"] >= 60

@@ -40,6 +40,9 @@ from memories.services.write.changes import (
 
 # An attribute whose value is a person rather than what is said of them.
 _WHO_SOMEONE_IS = "relationship:"
+# An attribute keyed by the head noun of a preference's object (``preference:funds``), not
+# by a fixed vocabulary (``contact_channel``): the noun alone does not say it is the same thing.
+_HEAD_NOUN = "preference:"
 
 
 class Judgement(models.TextChoices):
@@ -262,6 +265,12 @@ def judge(
         agreeing = [
             m for m in same_attribute if m.attribute_value == value and m.negated == negated
         ]
+        if agreeing and attribute.startswith(_HEAD_NOUN):
+            # Keyed by the head noun of what it prefers: "I prefer solving problems with
+            # exact fractions" and "I prefer solving problems with stepwise methods" share
+            # ``preference:problems`` and its value, and say two things. Whether it says
+            # again what is stored, the words decide (below), not the key.
+            same_attribute = agreeing = []
         if not agreeing and same_attribute:
             latest = same_attribute[0]
             if not (adds_to(content) and latest.negated == negated):
