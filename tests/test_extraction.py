@@ -248,6 +248,23 @@ def test_always_and_never_in_a_report_are_no_instruction(text):
     assert [c.category for c in extract(text, observed_at=OBSERVED_AT)] != ["preference"]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I prioritize battery life and portability over the best graphics card.",
+        "I've prioritized battery life and camera quality over brand prestige.",
+        "Do la priorità alla durata della batteria rispetto alla grafica.",
+        "Priorizo la duración de la batería sobre la cámara.",
+    ],
+)
+def test_a_priority_is_a_preference_keyed_by_nothing(text):
+    """What comes first for the client; keyed by its head noun ("life" of "battery life"),
+    a later priority of the same noun would supersede it."""
+    assert [(c.category, c.attribute) for c in extract(text, observed_at=OBSERVED_AT)] == [
+        ("preference", "")
+    ]
+
+
 def test_a_goal_and_a_preference_in_one_sentence_are_two_memories():
     text = "I'm trying to speed up my app, and I've set a preference for CPU-only deployment."
     assert [c.category for c in extract(text, observed_at=OBSERVED_AT)] == ["goal", "preference"]

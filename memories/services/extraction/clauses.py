@@ -255,8 +255,8 @@ def attribute_of(match: Match, folded: str, original: str, language: str) -> tup
         return found
     if category in ("preference", "decision", "fact") and (level := _risk(folded)):
         return "risk_profile", level
-    if match.rule and match.rule.order:
-        return "", ""  # a standing instruction: its scope is in its words, not in a key
+    if match.rule and match.rule.unkeyed:
+        return "", ""  # a standing instruction, a priority: its scope is in its words
     if category == "fact":
         return _fact_attribute(match, folded, original, language)
     if category == "relationship":

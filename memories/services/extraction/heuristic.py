@@ -289,12 +289,8 @@ def _candidate(
     )
     kind = "operational" if operational else "decision" if source == "decision" else kind
     attribute, value = attribute_of(match, folded, content, language)
-    standing_order = bool(match.rule and match.rule.order)
-    if (
-        category == "preference"
-        and not standing_order
-        and (not attribute or attribute in REACTIONS)
-    ):
+    unkeyed = bool(match.rule and match.rule.unkeyed)
+    if category == "preference" and not unkeyed and (not attribute or attribute in REACTIONS):
         return None  # "I love it!", "Mi piace!", "I like that idea": reactions, not preferences
     # "I'm not married", "non sono sposato", "ya no vivo en Sevilla": the fact, denied.
     negated = match.negated or (

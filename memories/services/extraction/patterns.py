@@ -9,10 +9,10 @@ Rule flags: ``neg`` the cue is negative (hate, don't want, non posso); ``3rd`` t
 ``verb`` the object opens with a verb (please always *send*…); ``before`` the object precedes
 the cue (mornings *work best for me*); ``noun`` only with a noun object (voglio + noun; voglio
 sapere is a request); ``ask`` an object opening with a request verb makes it a request;
-``obj`` needs an object ("I've decided." alone says nothing); ``order`` a standing instruction
-to the assistant ("Always include the version numbers when I ask about deployment"), whose
-scope is in its words, so it is keyed by no attribute; ``@name`` the attribute the object
-names (residence, employer, occupation).
+``obj`` needs an object ("I've decided." alone says nothing); ``free`` keyed by no attribute,
+its scope being in its words: a standing instruction to the assistant ("Always include the
+version numbers when I ask about deployment"), a priority ("I prioritize battery life over
+graphics"); ``@name`` the attribute the object names (residence, employer, occupation).
 """
 
 # The rule tables below keep one rule per line, like a table, so they are exempt from the
@@ -40,7 +40,7 @@ class Rule:
     noun_object: bool = False
     not_request: bool = False
     needs_object: bool = False
-    order: bool = False
+    unkeyed: bool = False
 
 
 def _r(category: str, regex: str, flags: str = "") -> Rule:
@@ -56,7 +56,7 @@ def _r(category: str, regex: str, flags: str = "") -> Rule:
         noun_object="noun" in given,
         not_request="ask" in given,
         needs_object="obj" in given,
-        order="order" in given,
+        unkeyed="free" in given,
     )
 
 
@@ -141,6 +141,8 @@ EN: tuple[Rule, ...] = (
     _r("goal", r"\b(?:wants|plans|intends|hopes|aims|wishes)\sto\s(?P<obj>.*)", "3rd ask"),
     _r("goal", r"\b(?:his|her|their|client's)\s(?:main\s)?(?:goal|objective|aim|plan|dream|priority)\s(?:is|are)\b", "3rd"),
     _r("preference", rf"{_I}(?:'d)?{_ADVS}\s(?:prefer|favou?r)\b"),
+    # "I prioritize battery life over graphics", "I've prioritized…": what comes first for them.
+    _r("preference", rf"{_I}(?:'ve|\shave)?{_ADVS}\s(?:prioriti[sz]e[ds]?|prioriti[sz]ing)\b", "obj free"),
     # "I've set a preference for…", "I have a strong preference for…", "my preference is…".
     _r("preference", rf"{_I}(?:'ve|\shave)?(?:\s(?:set|got|expressed|stated))?\s(?:an?\s)?(?:strong\s|clear\s|slight\s)?preference\sfor\b|\b(?:my|our)\s(?:strong\s)?preference\s(?:is|would be|goes to)(?:\sfor)?\b"),
     _r("preference", rf"{_I}(?:'d| would)\s(?:much\s|definitely\s)?rather\b", "verb"),
@@ -156,11 +158,11 @@ EN: tuple[Rule, ...] = (
     _r("preference", r"\bplease\b,?\s(?:never|don't|do not|avoid)\s(?!hesitate\b|worry\b|forget\b)", "neg verb"),
     _r("preference", rf"^always\s(?={_SERVICE_VERBS}\b)", "verb"),
     _r("preference", rf"^never\s(?={_SERVICE_VERBS}\b)", "neg verb"),
-    _r("preference", rf"^(?:please,?\s)?always\s(?:{_MAKE_SURE_EN})?(?!{_NOT_AN_ORDER_EN}\b)(?=[a-z])", "verb order"),
-    _r("preference", rf"^(?:please,?\s)?never\s(?!{_NOT_AN_ORDER_EN}\b|mind\b)(?=[a-z])", "neg verb order"),
-    _r("preference", rf"^{_FROM_NOW_EN},?\s(?:please\s)?(?:always\s)?(?:{_MAKE_SURE_EN})?(?=[a-z])", "verb order"),
-    _r("preference", rf"{_WHEN_I_ASK_EN}always\s(?:{_MAKE_SURE_EN})?", "verb order"),
-    _r("preference", rf"{_WHEN_I_ASK_EN}(?:never|don't|do not)\s", "neg verb order"),
+    _r("preference", rf"^(?:please,?\s)?always\s(?:{_MAKE_SURE_EN})?(?!{_NOT_AN_ORDER_EN}\b)(?=[a-z])", "verb free"),
+    _r("preference", rf"^(?:please,?\s)?never\s(?!{_NOT_AN_ORDER_EN}\b|mind\b)(?=[a-z])", "neg verb free"),
+    _r("preference", rf"^{_FROM_NOW_EN},?\s(?:please\s)?(?:always\s)?(?:{_MAKE_SURE_EN})?(?=[a-z])", "verb free"),
+    _r("preference", rf"{_WHEN_I_ASK_EN}always\s(?:{_MAKE_SURE_EN})?", "verb free"),
+    _r("preference", rf"{_WHEN_I_ASK_EN}(?:never|don't|do not)\s", "neg verb free"),
     _r("preference", r"\b(?:works?|is|are)\s(?:best|better)\sfor\s(?:me|us)\b|\bsuits?\s(?:me|us)\s(?:best|better)\b", "before"),
     _r("preference", r"\b(?:doesn't|does not|doesnt)\s(?:really\s)?(?:like|want|trust|enjoy)\b", "neg 3rd"),
     _r("preference", r"\b(?:hates|dislikes|detests|avoids|distrusts)\b|\bis not (?:interested in|a fan of|keen on)\b", "neg 3rd"),
@@ -245,6 +247,7 @@ IT: tuple[Rule, ...] = (
     _r("goal", rf"\b{_PLAN_IT}\s(?:di|a)\s(?P<obj>{IT_INFINITIVE}.*)", "ask"),
     _r("goal", rf"\b(?:vuole|vorrebbe|desidera|intende|pensa di|spera di|ha intenzione di)\s(?P<obj>{IT_INFINITIVE}.*)", "3rd ask"),
     _r("preference", r"\b(?:preferisco|preferiamo|preferirei|preferiremmo|preferire)\b"),
+    _r("preference", r"\b(?:do|diamo|ho dato|abbiamo dato)\s(?:la\s)?(?:precedenza|priorita)\s(?:a|al|alla|ai|agli|alle|allo)\b|\b(?:privilegio|privilegiamo)\b", "free"),
     _r("preference", r"\b(?:ho|abbiamo)\s(?:una\s)?(?:forte\s|netta\s)?preferenza\sper\b|\b(?:la\s)?(?:mia|nostra)\spreferenza\s(?:e|va)(?:\sper|\sa|\sal|\salla)?\b"),
     _r("preference", r"\bnon\s[a-z]+o\smai\b", "neg"),
     _r("preference", rf"\bnon\s(?:mi|ci)\s{_LIKE_IT}\b", "neg"),
@@ -257,9 +260,9 @@ IT: tuple[Rule, ...] = (
     _r("preference", r"\b(?:sono|siamo)\s(?:molto\s)?interessat[oaie]\b"),
     _r("preference", rf"{_PLEASE_IT}\s(?:non|mai)\b|{_PLEASE_IT}(?=.*?\bmai\b)", "neg verb"),
     _r("preference", rf"{_PLEASE_IT}(?=.*?\bsempre\b)", "verb"),
-    _r("preference", rf"^(?:{_PLEASE_IT}\s)?{_ANSWER_IT}(?:mi|ci)?\ssempre\b", "verb order"),
-    _r("preference", rf"^(?:{_PLEASE_IT}\s)?non\s{_ANSWER_IT}(?:re|rmi)\smai\b", "neg verb order"),
-    _r("preference", r"^(?:d'ora|da ora|da adesso)\sin\s(?:poi|avanti),?\s", "verb order"),
+    _r("preference", rf"^(?:{_PLEASE_IT}\s)?{_ANSWER_IT}(?:mi|ci)?\ssempre\b", "verb free"),
+    _r("preference", rf"^(?:{_PLEASE_IT}\s)?non\s{_ANSWER_IT}(?:re|rmi)\smai\b", "neg verb free"),
+    _r("preference", r"^(?:d'ora|da ora|da adesso)\sin\s(?:poi|avanti),?\s", "verb free"),
     _r("preference", rf"\bnon\s(?:gli|le)\s{_LIKE_IT}\b|\b(?:odia|detesta|non sopporta)\b|\bnon\s(?:vuole|vogliono)\b", "neg 3rd"),
     _r("preference", rf"\b(?:preferisce|preferiscono)\b|\b(?:gli|le)\s{_LIKE_IT}\b", "3rd"),
     _r("fact", r"\b(?:vivo|viviamo|abito|abitiamo|risiedo|risiediamo)\s(?:a|ad|in|nel|nella|vicino a)\s", "@residence"),
@@ -342,11 +345,12 @@ ES: tuple[Rule, ...] = (
     _r("goal", r"\b(?:mi|nuestro|nuestra)\s(?:principal\s|gran\s)?(?:objetivo|meta|sueno|plan|prioridad|proyecto)\b"),
     _r("goal", rf"\b(?:quiere|planea|piensa|pretende|desea)\s(?P<obj>{ES_INFINITIVE}.*)", "3rd ask"),
     _r("preference", r"\b(?:prefiero|preferimos|preferiria|prefeririamos)\b"),
+    _r("preference", r"\b(?:priorizo|priorizamos|priorice|doy prioridad a|damos prioridad a)\b", "free"),
     _r("preference", r"\b(?:tengo|tenemos)\s(?:una\s)?(?:clara\s|fuerte\s)?preferencia\spor\b|\b(?:mi|nuestra)\spreferencia\ses(?:\spor)?\b"),
     _r("preference", r"\bnunca\s(?=[a-z]+o\b)", "neg verb"),
-    _r("preference", rf"^(?:por favor,?\s)?(?:siempre\s{_ANSWER_ES}|{_ANSWER_ES}\ssiempre)\b", "verb order"),
-    _r("preference", rf"^(?:por favor,?\s)?nunca\s{_ANSWER_ES}\b", "neg verb order"),
-    _r("preference", r"^(?:de ahora en adelante|a partir de ahora|en adelante),?\s", "verb order"),
+    _r("preference", rf"^(?:por favor,?\s)?(?:siempre\s{_ANSWER_ES}|{_ANSWER_ES}\ssiempre)\b", "verb free"),
+    _r("preference", rf"^(?:por favor,?\s)?nunca\s{_ANSWER_ES}\b", "neg verb free"),
+    _r("preference", r"^(?:de ahora en adelante|a partir de ahora|en adelante),?\s", "verb free"),
     _r("preference", r"\b(?:confio|confiamos)\sen\b"),
     _r("preference", rf"\bno\s(?:me|nos)\s(?:{_LIKE_ES}|fio de)\b", "neg"),
     _r("preference", rf"\b(?:me|nos)\s{_LIKE_ES}\b"),
