@@ -68,6 +68,15 @@ def test_two_preferences_of_one_noun_that_say_two_things_are_both_kept(post_even
     assert kept.attribute == Memory.objects.get(pk=first["id"]).attribute == "preference:problems"
 
 
+def test_a_preference_said_again_in_fewer_words_is_a_duplicate(post_event):
+    first = post_event(
+        "I prefer using positive reinforcement to motivate my son with his chores.", days_ago=30
+    )["memories"][0]
+    again = post_event("Since I prefer positive reinforcement, how can I reward him?")
+    said = [m for m in again["memories"] if m["id"] == first["id"]]
+    assert [m["action"] for m in said] == ["deduplicated"]
+
+
 def test_the_labelled_pairs_precision_and_recall():
     result = contradictions.evaluate(contradictions.load())
     assert result["overall"]["pairs"] >= 60

@@ -52,6 +52,15 @@ def _content_words(text: str) -> set[str]:
     return {w for w in re.findall(r"\w+", fold(text)) if len(w) > 2 and w not in FILLER_WORDS}
 
 
+def says_nothing_more(old: str, new: str) -> bool:
+    """The content words of the new statement are the old one's, but for one at most (a
+    connective, an adjective; on their first five letters): "Since I prefer positive
+    reinforcement" after "I prefer using positive reinforcement to motivate Scott", not "I
+    prefer solving problems with exact fractions" after "I prefer solving problems with
+    stepwise methods"."""
+    return len(_quantities(new)[1] - _quantities(old)[1]) <= 1
+
+
 def adds_detail(old: str, new: str) -> bool:
     """The new statement says all of the old one and more: "buy a house" → "buy a house in
     Bristol with a garden". Embeddings score such pairs low (≈0.6), words do not."""

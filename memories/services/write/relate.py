@@ -36,6 +36,7 @@ from memories.services.write.changes import (
     decision_changed,
     quantity_changed,
     same_decision,
+    says_nothing_more,
 )
 
 # An attribute whose value is a person rather than what is said of them.
@@ -268,9 +269,12 @@ def judge(
         if agreeing and attribute.startswith(_HEAD_NOUN):
             # Keyed by the head noun of what it prefers: "I prefer solving problems with
             # exact fractions" and "I prefer solving problems with stepwise methods" share
-            # ``preference:problems`` and its value, and say two things. Whether it says
-            # again what is stored, the words decide (below), not the key.
-            same_attribute = agreeing = []
+            # ``preference:problems`` and its value, and say two things. It says again what
+            # is stored only if it names nothing the stored one does not; else the words
+            # decide (below), not the key.
+            agreeing = [m for m in agreeing if says_nothing_more(m.content, content)]
+            if not agreeing:
+                same_attribute = []
         if not agreeing and same_attribute:
             latest = same_attribute[0]
             if not (adds_to(content) and latest.negated == negated):
