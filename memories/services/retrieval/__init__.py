@@ -11,7 +11,9 @@ components: semantic (cosine), text (BM25, scaled to the best candidate), recenc
 (half-life 14 days from the last time the client said it), usage (log-normalised over the
 candidates), confidence, importance, canonicity (promoted > active > candidate), speaker
 (the query names who said it), answer (it holds the kind of answer the question asks for:
-a person, a day, an amount; ``answers.py``), window (it happened in the days the question
+a person, a day, an amount; ``answers.py``), advice (it is a preference, standing
+instructions included, and the question asks the assistant for advice or help: "what
+would you suggest…", "can you help me…"), window (it happened in the days the question
 names, "in April 2022", "last week": a soft window, and those words are taken out of the
 query's vector and words, and so out of the floor), early (it was said before the other
 candidates, when the question asks how things began: "when I first…", "initially").
