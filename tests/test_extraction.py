@@ -218,6 +218,7 @@ def test_a_preference_said_as_a_noun_is_a_preference(text, attribute):
         ("Never round the figures when I ask about my pension.", True),
         ("Includi sempre un esempio di codice quando chiedo di async.", False),
         ("D'ora in poi rispondi in modo breve.", False),
+        ("Dammi sempre le cifre esatte.", False),
         ("Non usare mai il gergo tecnico.", True),
         ("Siempre incluye un ejemplo de código cuando pregunto sobre async.", False),
         ("De ahora en adelante, responde con ejemplos.", False),
@@ -241,6 +242,7 @@ def test_a_standing_instruction_is_a_preference_keyed_by_nothing(text, negated):
         "Always the same problem with this laptop.",
         "Never mind, that's fine.",
         "Ho sempre amato il jazz.",
+        "Da sempre lavoro in banca.",
         "Siempre he querido viajar a Japón.",
     ],
 )

@@ -219,8 +219,16 @@ _STATUS_IT = (
 )
 _PLEASE_IT = r"\bper\s(?:favore|cortesia|piacere)\b,?"
 # What an assistant is told to do when it answers, as a standing instruction opens:
-# "includi sempre…", "non usare mai…" (the stem: usa/usare, includi/includere).
-_ANSWER_IT = r"(?:us[ae]|includ[ie]|aggiung[ie]|da|dar[e]?|fornisci|fornire|rispond[ie]|scriv[ie]|mostra|mett[ie]|spiega|indica|elenca|ricorda|inserisci|inserire|manda|invia|cita|riporta)"
+# "includi sempre…", "dammi sempre…" (the imperative); "non usare mai…", "non scrivermi
+# mai…" (the infinitive, without its last vowel). Not "da sempre lavoro in banca".
+_ANSWER_IT = _any(
+    "usa includi aggiungi dammi dacci fornisci rispondi scrivi mostra metti spiega indica "
+    "elenca ricorda inserisci manda invia cita riporta"
+)
+_ANSWER_IT_INF = _any(
+    "usar includer aggiunger dar fornir risponder scriver mostrar metter spiegar indicar "
+    "elencar ricordar inserir mandar inviar citar riportar"
+)
 _MY_DATA_IT = _any("compleanno indirizzo numero stipendio reddito email mail pensione patrimonio")
 _NOT_A_DUTY_IT = _any("andare scappare dire ammettere chiedere chiederle pensarci riattaccare")
 _PLAN_IT = _any(
@@ -261,7 +269,7 @@ IT: tuple[Rule, ...] = (
     _r("preference", rf"{_PLEASE_IT}\s(?:non|mai)\b|{_PLEASE_IT}(?=.*?\bmai\b)", "neg verb"),
     _r("preference", rf"{_PLEASE_IT}(?=.*?\bsempre\b)", "verb"),
     _r("preference", rf"^(?:{_PLEASE_IT}\s)?{_ANSWER_IT}(?:mi|ci)?\ssempre\b", "verb free"),
-    _r("preference", rf"^(?:{_PLEASE_IT}\s)?non\s{_ANSWER_IT}(?:re|rmi)\smai\b", "neg verb free"),
+    _r("preference", rf"^(?:{_PLEASE_IT}\s)?non\s{_ANSWER_IT_INF}(?:e|mi|ci)\smai\b", "neg verb free"),
     _r("preference", r"^(?:d'ora|da ora|da adesso)\sin\s(?:poi|avanti),?\s", "verb free"),
     _r("preference", rf"\bnon\s(?:gli|le)\s{_LIKE_IT}\b|\b(?:odia|detesta|non sopporta)\b|\bnon\s(?:vuole|vogliono)\b", "neg 3rd"),
     _r("preference", rf"\b(?:preferisce|preferiscono)\b|\b(?:gli|le)\s{_LIKE_IT}\b", "3rd"),
