@@ -13,11 +13,20 @@ from memories.text import fold
 _NOT_CONTENT = FILLER_WORDS | NUMBER_WORDS.keys()
 
 
+def _tokens(text: str) -> list[str]:
+    return re.findall(r"\d+(?:[.,]\d+)*|[^\W\d_]+", fold(text))
+
+
+def _stems(tokens: list[str]) -> set[str]:
+    """The content words, on their first five letters ("figlio"/"figli")."""
+    return {t[:5] for t in tokens if _is_word(t)}
+
+
 def _quantities(text: str) -> tuple[dict[str, tuple], set[str]]:
     """Each number a statement states → the content words on either side of it ("own two
     bakeries", "invest £200 a month", "retire at 62"), and the statement's other content
-    words. Words compare on their first five letters ("figlio"/"figli")."""
-    tokens = re.findall(r"\d+(?:[.,]\d+)*|[^\W\d_]+", fold(text))
+    words (``_stems``)."""
+    tokens = _tokens(text)
     numbers: dict[str, tuple] = {}
     for index, token in enumerate(tokens):
         if token[0].isdigit():
@@ -29,7 +38,7 @@ def _quantities(text: str) -> tuple[dict[str, tuple], set[str]]:
         before = next((t[:5] for t in reversed(tokens[:index]) if _is_word(t)), None)
         after = next((t[:5] for t in tokens[index + 1 :] if _is_word(t)), None)
         numbers[number] = (before, after)
-    return numbers, {t[:5] for t in tokens if _is_word(t)}
+    return numbers, _stems(tokens)
 
 
 def _is_word(token: str) -> bool:
@@ -58,7 +67,7 @@ def says_nothing_more(old: str, new: str) -> bool:
     reinforcement" after "I prefer using positive reinforcement to motivate Scott", not "I
     prefer solving problems with exact fractions" after "I prefer solving problems with
     stepwise methods"."""
-    return len(_quantities(new)[1] - _quantities(old)[1]) <= 1
+    return len(_stems(_tokens(new)) - _stems(_tokens(old))) <= 1
 
 
 def adds_detail(old: str, new: str) -> bool:
