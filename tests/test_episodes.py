@@ -371,6 +371,25 @@ def test_search_names_who_said_it_and_when(post_event, agent_key, api_client):
         ("Should I sell my flat before the move?", "Should I sell my flat before the move?"),
         ("¿Puedo mover mi cuenta a Lugano?", "¿Puedo mover mi cuenta a Lugano?"),
         ("Posso spostare il mio conto a Milano?", "Posso spostare il mio conto a Milano?"),
+        # The question runs from its first asking part: the speaker is in it, though not
+        # in the part after its last comma.
+        (
+            "I'm curious, what recipes can I try in the longer sessions, since they were "
+            "extended by 30 minutes?",
+            "I'm curious, what recipes can I try in the longer sessions, since they were "
+            "extended by 30 minutes?",
+        ),
+        # A question that tells a figure tells something, whoever it is about.
+        (
+            "How can Scott keep his homework completion rate of 92% through June?",
+            "How can Scott keep his homework completion rate of 92% through June?",
+        ),
+        ("What time is it, 5 or 6?", ""),
+        # A dash sets the request apart, as a comma does.
+        (
+            "I need to shorten the session to 2 hours - can you help?",
+            "I need to shorten the session to 2 hours",
+        ),
         ("Can you help me?", ""),
         ("Where should I go?", ""),
         ("What made you decide to adopt a dog?", ""),

@@ -190,3 +190,15 @@ def test_an_installation_that_turns_message_vectors_off_embeds_no_message(
     monkeypatch.setenv("MEMORYHUB_MESSAGE_VECTORS", "true")  # turned on again: the job fills in
     assert messages_embed()["embedded"] == 3
     assert EventEmbedding.objects.count() == 3
+
+
+
+def test_a_message_that_asks_is_kept_with_the_figures_it_tells(api_client, agent_key, personas):
+    """A question that tells a figure is kept whole, though it names no one but another
+    person; a question that tells nothing is not."""
+    asked = (
+        "What's the best way to help Scott keep his homework completion rate of 92% "
+        "through June, considering how hard he works?"
+    )
+    _post(api_client, agent_key, [asked, "How was your weekend?"])
+    assert list(Memory.objects.values_list("content", flat=True)) == [asked]

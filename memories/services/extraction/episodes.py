@@ -25,7 +25,12 @@ from dataclasses import replace
 from memories.services.extraction import patterns as cues
 from memories.services.extraction.clauses import STOPWORDS
 from memories.services.extraction.heuristic import Candidate, Sentence
-from memories.services.extraction.normalise import match_form, spot_entities, words
+from memories.services.extraction.normalise import (
+    match_form,
+    spot_entities,
+    stated_numbers,
+    words,
+)
 from memories.services.extraction.time_expressions import (
     looks_ahead,
     resolve_time,
@@ -75,11 +80,19 @@ def informative_part(sentence: str, *, own_questions: bool = True) -> str:
     # A name said to the listener at the end ("That's so cool, Caroline!") tells nothing.
     text = _VOCATIVE.sub("", text)
     if "?" in text or "¿" in text:
-        *parts, question = cues.QUESTION_PARTS.split(text)
+        parts = cues.QUESTION_PARTS.split(text)
+        asking = [
+            "?" in part or "¿" in part or bool(cues.QUESTION_START.match(match_form(part)))
+            for part in parts
+        ]
+        asking[-1] = True
+        # The question: from its first asking part to the end ("what are some new recipes
+        # for the sessions on March 24, since they were extended by 30 minutes?").
+        question = " ".join(parts[asking.index(True) :])
         kept = [
             part.strip()
-            for part in parts
-            if part.strip() and "?" not in part and not cues.QUESTION_START.match(match_form(part))
+            for part, asks in zip(parts, asking, strict=True)
+            if part.strip() and not asks
         ]
         # The speaker's own question is kept whole, with what led to it.
         text = text if own_questions and _own_affairs(question) else ", ".join(kept)
@@ -99,14 +112,19 @@ def informative_part(sentence: str, *, own_questions: bool = True) -> str:
 
 
 def _own_affairs(question: str) -> bool:
-    """The speaker asks about something of theirs: a word for the speaker, and a subject."""
-    said = words(match_form(question))
+    """The speaker asks about something of theirs, or tells something while asking: a
+    subject, and a word for the speaker or a figure ("how can Scott keep his homework
+    completion rate of 92%?")."""
+    folded = match_form(question)
+    said = words(folded)
     subject = [
         w
         for w in said
         if len(w) > 2 and w not in STOPWORDS and w not in _SPEAKER_WORDS and w not in _ASKING
     ]
-    return bool(_SPEAKER_WORDS.intersection(said)) and len(subject) >= _QUESTION_SUBJECT
+    return len(subject) >= _QUESTION_SUBJECT and (
+        bool(_SPEAKER_WORDS.intersection(said)) or bool(stated_numbers(folded))
+    )
 
 
 def _untyped(sentence: Sentence) -> list[str]:
