@@ -192,6 +192,33 @@ def test_an_installation_that_turns_message_vectors_off_embeds_no_message(
     assert EventEmbedding.objects.count() == 3
 
 
+# One client's spending, said twice: the newer value in a clause of its own.
+SPENDING = [
+    "I've started bulk ordering organic coffee beans from Bean Box, spending $60 monthly, "
+    "can you give me tips on brewing them well?",
+    "I'm trying to manage my monthly spending on organic coffee beans from Bean Box, which "
+    "has increased to $75, can you help me bring it down?",
+]
+
+
+def test_a_newer_value_said_beside_its_subject_outranks_the_older(api_client, agent_key, personas):
+    """The memory that names the subject does not hold the new figure, its message does:
+    the two messages are read to tell that the later one changes the value."""
+    _post(api_client, agent_key, SPENDING)
+    client = Memory.objects.earliest("pk").client
+    hits = memories_search(
+        client=client,
+        query="How much do I spend monthly on organic coffee beans from Bean Box?",
+        with_evidence=True,
+    )
+    first: dict[str, tuple] = {}
+    for rank, hit in enumerate(hits):
+        for evidence in hit.evidence:
+            first.setdefault(evidence["external_id"], (rank, hit))
+    (new_rank, _), (old_rank, old) = first["1"], first["0"]
+    assert new_rank < old_rank
+    assert old.scores["outdated"] == 1.0
+
 
 def test_a_message_that_asks_is_kept_with_the_figures_it_tells(api_client, agent_key, personas):
     """A question that tells a figure is kept whole, though it names no one but another

@@ -252,12 +252,18 @@ def _scored_candidates(search: Search) -> list[Candidate]:
             content_hash=row[CONTENT_HASH],
             base=row[width],
             components=row[width + 1 : at],
-            close=dict(zip(row[at + 4] or (), row[at + 5] or (), strict=True)),
+            close=_cosines(row[at + 4], row[at + 5]),
+            said=_cosines(row[at + 4], row[at + 6]),
             columns=row[:width],
-            events=frozenset(row[at + 6] or ()),
+            events=frozenset(row[at + 7] or ()),
         )
         for row in fetched
     ]
+
+
+def _cosines(ids, cosines) -> dict:
+    """id → cosine, of the pairs the statement reports (a memory without a vector has none)."""
+    return {i: c for i, c in zip(ids or (), cosines or (), strict=True) if c is not None}
 
 
 # This statement's implicit transaction does not wait for the WAL flush (is_local).

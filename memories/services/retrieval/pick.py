@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from django.db import connection
 
 from memories.conf import setting
-from memories.models import Memory
+from memories.models import Evidence, Memory
 from memories.services.extraction.normalise import prose, stated_numbers
 from memories.services.retrieval.statement import (
     COMPONENTS,
@@ -22,6 +22,7 @@ from memories.services.retrieval.statement import (
     RESTATED,
     SCORED_COLUMNS,
 )
+from memoryhub import replica
 
 
 @dataclass
@@ -45,7 +46,11 @@ UPDATE_CUES = re.compile(
     r"decreased|reduced|raised|lowered|bumped|extended|postponed|pushed|instead|no longer|"
     r"anymore|down to|ora|adesso|nuov[oaie]|aggiornat[oaie]|"
     r"cambiat[oaie]|aumentat[oaie]|ridott[oaie]|spostat[oaie]|invece|ahora|nuev[oa]s?|"
-    r"actualizad[oa]s?|cambiad[oa]s?|aumentad[oa]s?|reducid[oa]s?|movid[oa]s?|en lugar)\b",
+    r"actualizad[oa]s?|cambiad[oa]s?|aumentad[oa]s?|reducid[oa]s?|movid[oa]s?|en lugar|"
+    r"improved|improving|rose|risen|grew|grown|dropped|fell|fallen|up to|went up|went down|"
+    r"expanded|upped|boosted|cut|migliorat[oaie]|sces[oaie]|salit[oaie]|cresciut[oaie]|"
+    r"calat[oaie]|estes[oaie]|mejorad[oa]s?|subid[oa]s?|bajad[oa]s?|crecid[oa]s?|"
+    r"ampliad[oa]s?)\b",
     re.IGNORECASE,
 )
 
@@ -66,6 +71,7 @@ class Candidate:
     components: tuple  # in COMPONENTS order
     close: dict  # id → cosine, of the candidates close to this one
     columns: tuple  # SCORED_COLUMNS
+    said: dict = field(default_factory=dict)  # id → cosine of their messages, the same pairs
     events: frozenset = frozenset()  # the events it rests on
 
     def hit(self, score: float, redundancy: float, *, outdated: bool = False) -> Hit:
@@ -78,60 +84,90 @@ class Candidate:
 
 # How much less relevant to the query a newer version may be and still go first: an update
 # often says less of the subject than what it changes ("I moved the deadline to April 5"
-# after "the sprint deadline for the prototype is April 1").
-NEWER_MARGIN = 0.10
+# after "the sprint deadline for the prototype is April 1"), and a question about a value
+# is often worded as its first statement was.
+NEWER_MARGIN = 0.30
 
 
 def newer_versions(candidates: list[Candidate]) -> dict:
     """Among live memories about the same thing, which has a newer version: for each
-    candidate that the same speaker said again later with another value, the id of its
-    newest such restatement among the candidates, if it answers the query about as well (its
-    base score at most ``NEWER_MARGIN`` below). Another value: the two are close (cosine ≥
-    ``RESTATED``), each states numbers, a date or an amount outside any listing pasted into
-    it, not the same ones, and the newer says it changes something ("now", "moved to",
-    "reduced", "ora", "ahora": ``UPDATE_CUES``): "the API averages 480 ms" → "the API now
-    averages 250 ms". Closeness and other numbers are not enough: in a long conversation
-    about one project most of what a person says of it is that close and full of numbers
-    (versions, sizes, code), and none of it outdates the rest; and a newer value the query
-    is not about must not take a place. Later: a later event, or, for events posted with one
-    time (a session sent as one batch), stored later."""
+    candidate that the same speaker said again later with another value, the id of the
+    restatement among the candidates that answers the query best, if it answers it about as
+    well (its base score at most ``NEWER_MARGIN`` below). The same thing: the two memories,
+    or the messages they were taken from, are close (cosine ≥ ``RESTATED``), and they rest
+    on no event in common. Another value: each message states numbers, a date or an amount
+    outside any listing pasted into it, not the same ones, and the newer says it changes
+    something ("now", "moved to", "increased to", "ora", "ahora": ``UPDATE_CUES``): "the API
+    averages 480 ms" → "the API now averages 250 ms". Messages, not memories, because a
+    memory is often one clause of its message: "I'm trying to manage my monthly spending on
+    nuts", said with "which has increased to $220". Closeness and other numbers are not
+    enough: in a long conversation about one project most of what a person says of it is
+    that close and full of numbers (versions, sizes, code), and none of it outdates the
+    rest; and a newer value the query is not about must not take a place. Later: a later
+    event, or, for events posted with one time (a session sent as one batch), stored
+    later."""
     said = {c.id: c for c in candidates}
-    read: dict = {}
-    numbers: dict = {}
-
-    def content(candidate: Candidate) -> str:
-        """What it says, without the listings pasted into it (their numbers are code's)."""
-        if candidate.id not in read:
-            memory = Memory.from_db(connection.alias, SCORED_COLUMNS, candidate.columns)
-            read[candidate.id] = prose(memory.content)
-        return read[candidate.id]
-
-    def stated(candidate: Candidate) -> frozenset:
-        if candidate.id not in numbers:
-            numbers[candidate.id] = frozenset(stated_numbers(content(candidate)))
-        return numbers[candidate.id]
+    pairs = [
+        (candidate, said[other])
+        for candidate in candidates
+        for other in candidate.close.keys() | candidate.said.keys()
+        if other in said
+        and max(candidate.close.get(other, 0.0), candidate.said.get(other, 0.0)) >= RESTATED
+        and _may_outdate(said[other], candidate)
+    ]
+    if not pairs:
+        return {}
+    messages = _messages({c.id for pair in pairs for c in pair})
+    numbers = {id_: frozenset(stated_numbers(text)) for id_, text in messages.items()}
 
     def outdates(newer: Candidate, older: Candidate) -> bool:
         return (
-            newer.base >= older.base - NEWER_MARGIN
-            and newer.columns[_SPEAKER] == older.columns[_SPEAKER]
-            and _said(newer) > _said(older)
-            and bool(stated(older))
-            and bool(stated(newer))
-            and stated(newer) != stated(older)
-            and bool(UPDATE_CUES.search(content(newer)))
+            bool(numbers[older.id])
+            and bool(numbers[newer.id])
+            and numbers[newer.id] != numbers[older.id]
+            and bool(UPDATE_CUES.search(messages[newer.id]))
         )
 
-    found = {}
-    for candidate in candidates:
-        newer = [
-            said[other]
-            for other, cosine in candidate.close.items()
-            if cosine >= RESTATED and other in said and outdates(said[other], candidate)
-        ]
-        if newer:
-            found[candidate.id] = max(newer, key=_said).id
+    found: dict = {}
+    for older, newer in pairs:
+        if outdates(newer, older) and (
+            older.id not in found or newer.base > said[found[older.id]].base
+        ):
+            found[older.id] = newer.id
     return found
+
+
+def _may_outdate(newer: Candidate, older: Candidate) -> bool:
+    """What can be read without the messages: the same speaker, said later, answering the
+    query about as well, and resting on no event in common (two clauses of one message
+    do not outdate each other)."""
+    return (
+        newer.base >= older.base - NEWER_MARGIN
+        and newer.columns[_SPEAKER] == older.columns[_SPEAKER]
+        and _said(newer) > _said(older)
+        and not newer.events & older.events
+    )
+
+
+def _messages(ids: set) -> dict:
+    """id → the prose of the messages the memory was taken from or said again in (a
+    consolidated memory, or one without a message, its own content): what it was said
+    with."""
+    told: dict = {}
+    alias = replica.read_alias()
+    rows = (
+        Evidence.objects.using(alias)
+        .filter(memory_id__in=ids)
+        .exclude(role=Evidence.Role.CONSOLIDATED)
+        .order_by("created_at")
+        .values_list("memory_id", "event__content")
+    )
+    for memory_id, content in rows:
+        told.setdefault(memory_id, []).append(prose(content))
+    missing = ids - told.keys()
+    for memory in Memory.objects.using(alias).filter(pk__in=missing).only("content", "tenant"):
+        told[memory.pk] = [prose(memory.content)]
+    return {id_: " ".join(parts) for id_, parts in told.items()}
 
 
 def select(candidates: list[Candidate], weights, k, *, beginning: bool = False) -> list[Hit]:

@@ -157,14 +157,15 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
         "WITH {ctes}pool AS ({union}), raw AS ({raw}), "
         "scored AS (SELECT *, {text} AS c_text FROM raw), "
         "best AS MATERIALIZED (SELECT *, {base} AS base FROM scored "
-        "ORDER BY base DESC, id LIMIT {depth}) {best}",
+        "ORDER BY base DESC, id LIMIT {depth}), {said} {best}",
         ctes=Sql("").join(cte + Sql(", ") for cte in ctes),
         union=Sql(" UNION ").join(sql("({source})", source=source) for source in sources),
         raw=_raw(search),
         text=text_scaled() if search.words else Sql("0::float8"),
         base=_base(search.weights),
         depth=SELECTION_DEPTH * search.k,
-        best=_best_rows(short),
+        said=_said_in(search),
+        best=_best_rows(search, short),
     )
     return statement.text, list(statement.params)
 
@@ -367,22 +368,47 @@ def _base(weights: dict) -> Sql:
     )
 
 
-def _best_rows(short: Sql) -> Sql:
+def _said_in(search: Search) -> Sql:
+    """The CTE ``said``: for each of the best, the vector of the message it was taken from
+    (its own when it has none: consolidated, stored before messages had vectors, a message
+    that yielded it alone, or MESSAGE_VECTORS off). Two memories whose messages are close
+    speak of the same thing even when each is one clause of its message ("I'm trying to
+    manage my monthly spending on keto-friendly nuts and seeds", said with "which has
+    increased to $220")."""
+    space = search.space
+    if space is None or not setting("MESSAGE_VECTORS"):
+        return Sql("said AS (SELECT b.id, b.vector FROM best b)")
+    return sql(
+        "said AS MATERIALIZED (SELECT b.id, coalesce((SELECT m.vector FROM memories_evidence x "
+        "JOIN memories_eventembedding m ON m.event_id = x.event_id AND m.space_id = {space} "
+        "WHERE x.memory_id = b.id AND x.role = {extracted} ORDER BY x.created_at LIMIT 1), "
+        "b.vector) AS vector FROM best b)",
+        space=space.pk,
+        extracted="extracted",
+    )
+
+
+def _best_rows(search: Search, short: Sql) -> Sql:
     """The best rows, each with the events it rests on (one result per event: the pick),
-    the others close to it among the best, the relevance figures and ``short``."""
+    the others close to it among the best (their own cosine ≥ CLOSE_FLOOR, or their
+    messages' ≥ RESTATED: both cosines), the relevance figures and ``short``."""
     return sql(
         "SELECT {columns}, b.base, {components}, "
         "relevance.best_semantic, relevance.median_semantic, relevance.best_coverage, "
-        "relevance.candidates, close.ids, close.cosines, told.events, short.flag FROM best b "
+        "relevance.candidates, close.ids, close.cosines, close.said, told.events, short.flag "
+        "FROM best b JOIN said bs ON bs.id = b.id "
         "LEFT JOIN LATERAL (SELECT array_agg(ev.event_id) AS events FROM memories_evidence ev "
         "WHERE ev.memory_id = b.id) told ON true LEFT JOIN "
-        "LATERAL (SELECT array_agg(o.id) AS ids, array_agg(o.cosine) AS cosines FROM ("
-        "SELECT o.id, 1 - (b.vector <=> o.vector) AS cosine FROM best o "
-        "WHERE o.id <> b.id) o WHERE o.cosine >= {close}) close ON true, "
+        "LATERAL (SELECT array_agg(o.id) AS ids, array_agg(o.cosine) AS cosines, "
+        "array_agg(o.said) AS said FROM ("
+        "SELECT o.id, 1 - (b.vector <=> o.vector) AS cosine, 1 - (bs.vector <=> os.vector) "
+        "AS said FROM best o JOIN said os ON os.id = o.id WHERE o.id <> b.id) o "
+        "WHERE o.cosine >= {close} OR o.said >= {restated}) close ON true, "
         "{relevance} relevance, (SELECT {short} AS flag) short ORDER BY b.base DESC, b.id",
         columns=Sql(", ".join(f"b.{name}" for name in SCORED_COLUMNS)),
         components=Sql(", ".join(f"b.c_{name}" for name in COMPONENTS)),
         close=CLOSE_FLOOR,
+        restated=RESTATED,
         relevance=_relevance(),
         short=short,
     )
