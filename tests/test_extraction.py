@@ -272,6 +272,16 @@ def test_a_goal_and_a_preference_in_one_sentence_are_two_memories():
     assert [c.category for c in extract(text, observed_at=OBSERVED_AT)] == ["goal", "preference"]
 
 
+def test_a_relative_clause_before_a_question_stays_with_what_it_tells_of():
+    text = (
+        "I'm trying to cut my monthly spending on coffee beans, which has increased to $75, "
+        "so can you suggest a cheaper roaster?"
+    )
+    assert [c.content for c in extract(text, observed_at=OBSERVED_AT)] == [
+        "I'm trying to cut my monthly spending on coffee beans, which has increased to $75"
+    ]
+
+
 @pytest.mark.parametrize("text", ["I have no preference for either.", "Do you have a preference?"])
 def test_no_preference_is_not_a_preference(text):
     assert extract(text, observed_at=OBSERVED_AT) == []

@@ -481,9 +481,12 @@ GREETING = re.compile(
 )
 # The parts of a sentence that ends in a question: the statements before it still count
 # ("I moved last month, can you update my address?"). A comma before a number does not
-# part ("by June 15, 2024, can you…", "3,500 francs").
-# A dash between words (" - ", " — ") sets an aside or a request apart, as a comma does.
-QUESTION_PARTS = re.compile(r"[;:]|,(?!\s?\d)|¿|\s[-\u2013\u2014]\s")
+# part ("by June 15, 2024, can you…", "3,500 francs"), nor one before a relative clause
+# (", which has increased to $220": what it says belongs to the part before it). A dash
+# between words (" - ", " — ") sets an aside or a request apart, as a comma does.
+QUESTION_PARTS = re.compile(
+    r"[;:]|,(?!\s?\d)(?!\s*(?i:which|who|whose|whom)\b)|¿|\s[-\u2013\u2014]\s"
+)
 QUESTION_START = re.compile(
     r"^\W*(?:can|could|would|will|do|does|did|is|are|am|was|were|have|has|should|shall|may"
     r"|what|how|when|where|why|who|which|whose|whom|puo|puoi|potrebbe|potresti|potete|come"
