@@ -385,6 +385,9 @@ def test_search_names_who_said_it_and_when(post_event, agent_key, api_client):
             "How can Scott keep his homework completion rate of 92% through June?",
         ),
         ("What time is it, 5 or 6?", ""),
+        # A number word is no figure.
+        ("Is this the one you sent to the film contest?", ""),
+        ("How far did you two hike?", ""),
         # A dash sets the request apart, as a comma does.
         (
             "I need to shorten the session to 2 hours - can you help?",

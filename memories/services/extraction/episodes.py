@@ -25,12 +25,7 @@ from dataclasses import replace
 from memories.services.extraction import patterns as cues
 from memories.services.extraction.clauses import STOPWORDS
 from memories.services.extraction.heuristic import Candidate, Sentence
-from memories.services.extraction.normalise import (
-    match_form,
-    spot_entities,
-    stated_numbers,
-    words,
-)
+from memories.services.extraction.normalise import match_form, spot_entities, words
 from memories.services.extraction.time_expressions import (
     looks_ahead,
     resolve_time,
@@ -64,6 +59,9 @@ _ASKING_WORDS = (
     "decirme"
 )
 _ASKING = frozenset(_ASKING_WORDS.split())
+# A figure told in a question: digits ("92%", "30 minutes"), not a number word ("you two",
+# "one of your challenges").
+_FIGURE = re.compile(r"\d")
 # Its subject: at least this many words that are neither grammar nor asking.
 _QUESTION_SUBJECT = 2
 # What is left of a sentence around its typed memories is kept from this many content
@@ -113,8 +111,8 @@ def informative_part(sentence: str, *, own_questions: bool = True) -> str:
 
 def _own_affairs(question: str) -> bool:
     """The speaker asks about something of theirs, or tells something while asking: a
-    subject, and a word for the speaker or a figure ("how can Scott keep his homework
-    completion rate of 92%?")."""
+    subject, and a word for the speaker or a figure (``_FIGURE``: "how can Scott keep his
+    homework completion rate of 92%?")."""
     folded = match_form(question)
     said = words(folded)
     subject = [
@@ -123,7 +121,7 @@ def _own_affairs(question: str) -> bool:
         if len(w) > 2 and w not in STOPWORDS and w not in _SPEAKER_WORDS and w not in _ASKING
     ]
     return len(subject) >= _QUESTION_SUBJECT and (
-        bool(_SPEAKER_WORDS.intersection(said)) or bool(stated_numbers(folded))
+        bool(_SPEAKER_WORDS.intersection(said)) or _FIGURE.search(folded) is not None
     )
 
 
