@@ -117,7 +117,7 @@ def newer_versions(candidates: list[Candidate]) -> dict:
     ]
     if not pairs:
         return {}
-    messages = _messages({c.id for pair in pairs for c in pair})
+    messages = _messages({c.id: c for pair in pairs for c in pair})
     numbers = {id_: frozenset(stated_numbers(text)) for id_, text in messages.items()}
 
     def outdates(newer: Candidate, older: Candidate) -> bool:
@@ -149,24 +149,24 @@ def _may_outdate(newer: Candidate, older: Candidate) -> bool:
     )
 
 
-def _messages(ids: set) -> dict:
-    """id → the prose of the messages the memory was taken from or said again in (a
-    consolidated memory, or one without a message, its own content): what it was said
+def _messages(candidates: dict) -> dict:
+    """id → the prose of the messages each candidate was taken from or said again in (a
+    consolidated memory, or one without a message: its own content): what it was said
     with."""
     told: dict = {}
-    alias = replica.read_alias()
     rows = (
-        Evidence.objects.using(alias)
-        .filter(memory_id__in=ids)
+        Evidence.objects.using(replica.read_alias())
+        .filter(memory_id__in=candidates)
         .exclude(role=Evidence.Role.CONSOLIDATED)
         .order_by("created_at")
         .values_list("memory_id", "event__content")
     )
     for memory_id, content in rows:
         told.setdefault(memory_id, []).append(prose(content))
-    missing = ids - told.keys()
-    for memory in Memory.objects.using(alias).filter(pk__in=missing).only("content", "tenant"):
-        told[memory.pk] = [prose(memory.content)]
+    for id_, candidate in candidates.items():
+        if id_ not in told:
+            memory = Memory.from_db(connection.alias, SCORED_COLUMNS, candidate.columns)
+            told[id_] = [prose(memory.content)]
     return {id_: " ".join(parts) for id_, parts in told.items()}
 
 

@@ -165,7 +165,7 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
         base=_base(search.weights),
         depth=SELECTION_DEPTH * search.k,
         said=_said_in(search),
-        best=_best_rows(search, short),
+        best=_best_rows(short),
     )
     return statement.text, list(statement.params)
 
@@ -388,7 +388,7 @@ def _said_in(search: Search) -> Sql:
     )
 
 
-def _best_rows(search: Search, short: Sql) -> Sql:
+def _best_rows(short: Sql) -> Sql:
     """The best rows, each with the events it rests on (one result per event: the pick),
     the others close to it among the best (their own cosine ≥ CLOSE_FLOOR, or their
     messages' ≥ RESTATED: both cosines), the relevance figures and ``short``."""
