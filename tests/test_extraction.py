@@ -255,6 +255,8 @@ def test_always_and_never_in_a_report_are_no_instruction(text):
     [
         "I prioritize battery life and portability over the best graphics card.",
         "I've prioritized battery life and camera quality over brand prestige.",
+        "I'm prioritizing quiet surroundings and natural light.",
+        "I've been prioritizing team success over individual accolades.",
         "Do la priorità alla durata della batteria rispetto alla grafica.",
         "Priorizo la duración de la batería sobre la cámara.",
     ],
@@ -270,6 +272,44 @@ def test_a_priority_is_a_preference_keyed_by_nothing(text):
 def test_a_goal_and_a_preference_in_one_sentence_are_two_memories():
     text = "I'm trying to speed up my app, and I've set a preference for CPU-only deployment."
     assert [c.category for c in extract(text, observed_at=OBSERVED_AT)] == ["goal", "preference"]
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        (
+            "How can I use my preference for digital tools to plan the December meeting?",
+            "How can I use my preference for digital tools to plan the December meeting?",
+        ),
+        (
+            "I'm curious, what do you think of my preference for supporting roles over leads?",
+            "what do you think of my preference for supporting roles over leads?",
+        ),
+        (
+            "Given my preference for index funds, how should I invest the bonus?",
+            "Given my preference for index funds",
+        ),
+        (
+            "¿Qué opinas de mi preferencia por los fondos indexados?",
+            "¿Qué opinas de mi preferencia por los fondos indexados?",
+        ),
+        (
+            "Come uso la mia preferenza per i fondi indicizzati?",
+            "Come uso la mia preferenza per i fondi indicizzati?",
+        ),
+    ],
+)
+def test_a_preference_said_while_asking_is_a_preference(text, content):
+    assert [(c.category, c.content) for c in extract(text, observed_at=OBSERVED_AT)] == [
+        ("preference", content)
+    ]
+
+
+@pytest.mark.parametrize(
+    "text", ["Do you prefer tea or coffee?", "Do you have a preference for tea or coffee?"]
+)
+def test_asking_the_listener_what_they_prefer_is_no_preference(text):
+    assert extract(text, observed_at=OBSERVED_AT) == []
 
 
 def test_a_relative_clause_before_a_question_stays_with_what_it_tells_of():

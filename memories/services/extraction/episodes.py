@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from memories.services.extraction import patterns as cues
 from memories.services.extraction.clauses import STOPWORDS
-from memories.services.extraction.heuristic import Candidate, Sentence
+from memories.services.extraction.heuristic import Candidate, Sentence, question_parts
 from memories.services.extraction.normalise import match_form, spot_entities, words
 from memories.services.extraction.time_expressions import (
     looks_ahead,
@@ -78,20 +78,11 @@ def informative_part(sentence: str, *, own_questions: bool = True) -> str:
     # A name said to the listener at the end ("That's so cool, Caroline!") tells nothing.
     text = _VOCATIVE.sub("", text)
     if "?" in text or "¿" in text:
-        parts = cues.QUESTION_PARTS.split(text)
-        asking = [
-            "?" in part or "¿" in part or bool(cues.QUESTION_START.match(match_form(part)))
-            for part in parts
-        ]
-        asking[-1] = True
+        parts = question_parts(text)
         # The question: from its first asking part to the end ("what are some new recipes
         # for the sessions on March 24, since they were extended by 30 minutes?").
-        question = " ".join(parts[asking.index(True) :])
-        kept = [
-            part.strip()
-            for part, asks in zip(parts, asking, strict=True)
-            if part.strip() and not asks
-        ]
+        question = text[next(start for _, start, asks in parts if asks) :]
+        kept = [part.strip() for part, _, asks in parts if part.strip() and not asks]
         # The speaker's own question is kept whole, with what led to it.
         text = text if own_questions and _own_affairs(question) else ", ".join(kept)
     if cues.ACKNOWLEDGEMENTS.match(match_form(text)) or cues.GREETING.match(match_form(text)):

@@ -151,12 +151,15 @@ def _is_statement(text: str, language: str) -> bool:
 def _clauses(sentence: str, language: str) -> list[tuple[str, bool]]:
     """(clause, lifted out of a question) pairs of one sentence."""
     if "?" in sentence or "¿" in sentence:
-        parts = cues.QUESTION_PARTS.split(sentence)[:-1]
-        return [
-            (part, True)
-            for part in parts
-            if part.strip() and "?" not in part and not cues.QUESTION_START.match(match_form(part))
-        ]
+        parts = question_parts(sentence)
+        lifted = [(part, True) for part, _, asks in parts if part.strip() and not asks]
+        # A preference said while asking is still said: "how can I use my preference for
+        # digital tools to plan the meeting?" (the question: from its first asking part).
+        question = sentence[next(start for _, start, asks in parts if asks) :].strip()
+        match = classify(match_form(_strip(question)), language)
+        if match is not None and match.category == "preference" and match.rule is not None:
+            lifted.append((question, True))
+        return lifted
     folded = match_form(sentence)
     if any(p.search(folded) for patterns in cues.PROCEDURES.values() for p in patterns):
         return [(sentence, False)]  # "first…, then…" is one procedure
@@ -165,6 +168,29 @@ def _clauses(sentence: str, language: str) -> list[tuple[str, bool]]:
         if _is_statement(left, language) and _is_statement(right, language):
             return [(left, False), *_clauses(right, language)]
     return [(sentence, False)]
+
+
+def question_parts(sentence: str) -> list[tuple[str, int, bool]]:
+    """(part, where it starts, whether it asks) for each part of a sentence that ends in a
+    question (``cues.QUESTION_PARTS``); the last part always asks."""
+    # A part opened by "¿" starts at it.
+    starts = [
+        0,
+        *(
+            f.start() if f.group() == "¿" else f.end()
+            for f in cues.QUESTION_PARTS.finditer(sentence)
+        ),
+    ]
+    texts = cues.QUESTION_PARTS.split(sentence)
+    last = len(texts) - 1
+    return [
+        (text, start, i == last or _asks(text))
+        for i, (text, start) in enumerate(zip(texts, starts, strict=True))
+    ]
+
+
+def _asks(part: str) -> bool:
+    return "?" in part or "¿" in part or cues.QUESTION_START.match(match_form(part)) is not None
 
 
 def _substantive(folded: str) -> bool:

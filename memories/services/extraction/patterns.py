@@ -141,10 +141,11 @@ EN: tuple[Rule, ...] = (
     _r("goal", r"\b(?:wants|plans|intends|hopes|aims|wishes)\sto\s(?P<obj>.*)", "3rd ask"),
     _r("goal", r"\b(?:his|her|their|client's)\s(?:main\s)?(?:goal|objective|aim|plan|dream|priority)\s(?:is|are)\b", "3rd"),
     _r("preference", rf"{_I}(?:'d)?{_ADVS}\s(?:prefer|favou?r)\b"),
-    # "I prioritize battery life over graphics", "I've prioritized…": what comes first for them.
-    _r("preference", rf"{_I}(?:'ve|\shave)?{_ADVS}\s(?:prioriti[sz]e[ds]?|prioriti[sz]ing)\b", "obj free"),
+    # "I prioritize battery life over graphics", "I've prioritized…", "I'm prioritizing…",
+    # "I've been prioritizing…": what comes first for them.
+    _r("preference", rf"{_I}(?:'ve|\shave)?(?:\sbeen)?(?:'m|'re|\sam|\sare)?{_ADVS}\s(?:prioriti[sz]e[ds]?|prioriti[sz]ing)\b", "obj free"),
     # "I've set a preference for…", "I have a strong preference for…", "my preference is…".
-    _r("preference", rf"{_I}(?:'ve|\shave)?(?:\s(?:set|got|expressed|stated))?\s(?:an?\s)?(?:strong\s|clear\s|slight\s)?preference\sfor\b|\b(?:my|our)\s(?:strong\s)?preference\s(?:is|would be|goes to)(?:\sfor)?\b"),
+    _r("preference", rf"{_I}(?:'ve|\shave)?(?:\s(?:set|got|expressed|stated))?\s(?:an?\s)?(?:strong\s|clear\s|slight\s)?preference\sfor\b|\b(?:my|our)\s(?:strong\s)?preference\s(?:is|would be|goes to)(?:\sfor)?\b|\b(?:my|our)\s(?:strong\s|clear\s)?preference\sfor\b"),
     _r("preference", rf"{_I}(?:'d| would)\s(?:much\s|definitely\s)?rather\b", "verb"),
     _r("preference", rf"{_I}{_ADVS}\s{_DONT}\s(?:really\s|particularly\s)?(?:like|love|enjoy|want|trust|care for|need)\b", "neg"),
     _r("preference", rf"{_I}{_ADVS}\s(?:hate|dislike|detest|loathe|can't stand|cannot stand|avoid|distrust)\b", "neg"),
@@ -256,7 +257,7 @@ IT: tuple[Rule, ...] = (
     _r("goal", rf"\b(?:vuole|vorrebbe|desidera|intende|pensa di|spera di|ha intenzione di)\s(?P<obj>{IT_INFINITIVE}.*)", "3rd ask"),
     _r("preference", r"\b(?:preferisco|preferiamo|preferirei|preferiremmo|preferire)\b"),
     _r("preference", r"\b(?:do|diamo|ho dato|abbiamo dato)\s(?:la\s)?(?:precedenza|priorita)\s(?:a|al|alla|ai|agli|alle|allo)\b|\b(?:privilegio|privilegiamo)\b", "free"),
-    _r("preference", r"\b(?:ho|abbiamo)\s(?:una\s)?(?:forte\s|netta\s)?preferenza\sper\b|\b(?:la\s)?(?:mia|nostra)\spreferenza\s(?:e|va)(?:\sper|\sa|\sal|\salla)?\b"),
+    _r("preference", r"\b(?:ho|abbiamo)\s(?:una\s)?(?:forte\s|netta\s)?preferenza\sper\b|\b(?:la\s)?(?:mia|nostra)\spreferenza\s(?:e|va)(?:\sper|\sa|\sal|\salla)?\b|\b(?:la\s)?(?:mia|nostra)\spreferenza\sper\b"),
     _r("preference", r"\bnon\s[a-z]+o\smai\b", "neg"),
     _r("preference", rf"\bnon\s(?:mi|ci)\s{_LIKE_IT}\b", "neg"),
     _r("preference", rf"\b(?:mi|ci)\s{_LIKE_IT}\b"),
@@ -354,7 +355,7 @@ ES: tuple[Rule, ...] = (
     _r("goal", rf"\b(?:quiere|planea|piensa|pretende|desea)\s(?P<obj>{ES_INFINITIVE}.*)", "3rd ask"),
     _r("preference", r"\b(?:prefiero|preferimos|preferiria|prefeririamos)\b"),
     _r("preference", r"\b(?:priorizo|priorizamos|priorice|doy prioridad a|damos prioridad a)\b", "free"),
-    _r("preference", r"\b(?:tengo|tenemos)\s(?:una\s)?(?:clara\s|fuerte\s)?preferencia\spor\b|\b(?:mi|nuestra)\spreferencia\ses(?:\spor)?\b"),
+    _r("preference", r"\b(?:tengo|tenemos)\s(?:una\s)?(?:clara\s|fuerte\s)?preferencia\spor\b|\b(?:mi|nuestra)\spreferencia\s(?:es\s)?por\b|\b(?:mi|nuestra)\spreferencia\ses\b"),
     _r("preference", r"\bnunca\s(?=[a-z]+o\b)", "neg verb"),
     _r("preference", rf"^(?:por favor,?\s)?(?:siempre\s{_ANSWER_ES}|{_ANSWER_ES}\ssiempre)\b", "verb free"),
     _r("preference", rf"^(?:por favor,?\s)?nunca\s{_ANSWER_ES}\b", "neg verb free"),
