@@ -182,6 +182,20 @@ def test_a_newer_value_outranks_the_older_one(personas, remember):
     assert {h.memory.pk: h.scores["outdated"] for h in hits}[new.pk] == 0.0
 
 
+def test_a_question_about_how_a_value_went_reads_its_versions_as_they_rank(personas, remember):
+    """Asked for the value as it stands, the newer goes first (above); asked how it went,
+    both versions are the answer, in their own order, the older still flagged."""
+    old = remember("The dashboard API averages 480 ms per request.", days_ago=3, speaker="user")
+    new = remember("The dashboard API now averages 250 ms per request.", days_ago=2, speaker="user")
+    type(old).objects.filter(pk=old.pk).update(importance=0.9)
+    ask = "How fast is the dashboard API?"
+    hits = memories_search(client=personas.client, query=ask)
+    assert [(h.memory.pk, h.scores["outdated"]) for h in hits[:2]] == [(new.pk, 0.0), (old.pk, 1.0)]
+    ask = "Summarize how the dashboard API's response times went"
+    hits = memories_search(client=personas.client, query=ask)
+    assert [(h.memory.pk, h.scores["outdated"]) for h in hits[:2]] == [(old.pk, 1.0), (new.pk, 0.0)]
+
+
 def test_in_one_batch_the_value_stored_later_is_the_newer(personas):
     """A session posted as one batch gives all its events one time: the order they were
     stored in tells which value is newer."""
@@ -561,7 +575,31 @@ ADVICE = ("preference",)
     ],
 )
 def test_what_kind_of_answer_a_question_asks_for(query, tags, when, categories):
-    assert expected_answer(query) == Expected(tags=tags, when=when, categories=categories)
+    expected = expected_answer(query)
+    assert (expected.tags, expected.when, expected.categories) == (tags, when, categories)
+
+
+@pytest.mark.parametrize(
+    ("query", "current"),
+    [
+        # One value as it stands: its newer version first.
+        ("How much do I spend weekly on groceries?", True),
+        ("How many pages is the mentoring guide?", True),
+        ("When is my portfolio review?", True),
+        ("What is the login API's response time?", True),
+        ("What score did I get on the last quiz?", True),
+        ("Quanto spendo ogni mese per la palestra?", True),
+        ("¿Cuándo es la revisión del piso?", True),
+        # A list, a summary, how things went, advice: the versions as they rank.
+        ("Can you summarize how my grocery spending went?", False),
+        ("Can you list the order in which I changed the budget?", False),
+        ("Have I completed any sigma notation problems before?", False),
+        ("What is the best way to cut my grocery spending?", False),
+        ("How should I plan the review?", False),
+    ],
+)
+def test_a_question_after_one_value_as_it_stands(query, current):
+    assert expected_answer(query).current is current
 
 
 def test_a_memory_that_can_answer_the_question_scores_for_it(personas, remember):

@@ -168,7 +168,9 @@ def memories_search(
             beginning=asks_beginning(topic),
         )
         rows = _scored_candidates(search)
-        hits = select(rows, weights, k, beginning=search.beginning)
+        hits = select(
+            rows, weights, k, newer_first=search.expected.current and not search.beginning
+        )
         if budget_chars is not None:
             hits = packed(hits, budget_chars)
         if hits and (record_access or with_evidence):

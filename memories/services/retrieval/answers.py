@@ -53,6 +53,16 @@ _ADVICE = re.compile(
     r"|\b(?:puedes|podrias) ayudarme\b|\bayudame\b"
     r"|\b(?:como|que|cuando|donde) (?:deberia|podria|puedo)\b"
 )
+# A question after one value as it stands ("How much do I spend on groceries?", "When is
+# my review?", "What is the API's response time?", "Quanto spendo…?", "¿Cuándo es…?"), not
+# a list, a summary, how things went or advice: its newer version goes first (pick).
+_VALUE = re.compile(
+    rf"{_LEAD}(?:how (?:many|much|long|often|fast|far|big|large|old|high|low)\b|when\b"
+    r"|what(?:'s| is| are| was| were)\b|(?:what|which) (?:\w+ ){1,3}"
+    r"(?:did|do|does|is|are|was|were|have|has|am)\b"
+    r"|quant[oaie]\b|quando\b|qual(?:e|i)?\b|che (?:\w+ ){1,3}(?:ho|hai|ha|e|sono)\b"
+    r"|cuant[oa]s?\b|cuando\b|cual(?:es)?\b|que (?:\w+ ){1,3}(?:he|has|ha|es|son)\b)"
+)
 # What advice must honour: the memories of these categories answer it. A constraint was
 # measured beside it and cost BEAM's multi-session questions (docs/decisions.md).
 _ADVICE_CATEGORIES = ("preference",)
@@ -66,6 +76,8 @@ class Expected:
     tags: tuple[str, ...] = ()
     when: bool = False
     categories: tuple[str, ...] = ()
+    # One value as it stands: among versions of it, the newer first.
+    current: bool = False
 
 
 NOTHING = Expected()
@@ -80,4 +92,7 @@ def expected_answer(query: str) -> Expected:
     if when:
         tags += ("date",)
     categories = _ADVICE_CATEGORIES if _ADVICE.search(folded) else ()
-    return Expected(tags=tags, when=when, categories=categories) if tags or categories else NOTHING
+    current = not categories and bool(_VALUE.search(folded))
+    if not (tags or categories or current):
+        return NOTHING
+    return Expected(tags=tags, when=when, categories=categories, current=current)

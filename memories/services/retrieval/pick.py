@@ -170,22 +170,23 @@ def _messages(candidates: dict) -> dict:
     return {id_: " ".join(parts) for id_, parts in told.items()}
 
 
-def select(candidates: list[Candidate], weights, k, *, beginning: bool = False) -> list[Hit]:
+def select(candidates: list[Candidate], weights, k, *, newer_first: bool = False) -> list[Hit]:
     """Greedy, like MMR: the best base score, less a penalty for repeating what the
     answer already holds (``redundancy``), and another (``same_event``) for resting only on
     events the answer already cites: another sentence of a message already in the answer
     makes way for another message. Duplicates are never returned. With
-    ``SEARCH_NEWER_FIRST``, a memory that has a newer version among the candidates
-    (``newer_versions``) comes after it: when the pick reaches the older, the newer goes in
-    first; but not for a question about how things began (``beginning``), which asks for
-    what was said first."""
+    ``SEARCH_NEWER_FIRST`` and ``newer_first`` (a question after one value as it stands,
+    ``Expected.current``, and not about how things began), a memory that has a newer
+    version among the candidates (``newer_versions``) comes after it: when the pick reaches
+    the older, the newer goes in first. A list, a summary or a question of how things went
+    reads the versions in their own order."""
     chosen: list[Hit] = []
     cited: set = set()
     remaining = list(candidates)  # best base score first
     penalty = weights.get("redundancy", 0.0)
     same_event = weights.get("same_event", 0.0)
     newer = newer_versions(candidates)  # flagged in each hit's scores ("outdated")
-    reorder = bool(setting("SEARCH_NEWER_FIRST")) and not beginning
+    reorder = newer_first and bool(setting("SEARCH_NEWER_FIRST"))
 
     def scored(candidate: Candidate) -> tuple[float, float] | None:
         """(score, redundancy) against the answer so far; None for a duplicate."""
