@@ -15,7 +15,7 @@ from memories.models import Memory, MemoryAccess, vector_literal
 from memories.services.embedding.reembed import memories_reembed
 from memories.services.extraction.time_expressions import Happened
 from memories.services.retrieval import Filters, memories_search, ranking_weights
-from memories.services.retrieval.answers import Expected, expected_answer
+from memories.services.retrieval.answers import expected_answer
 from memories.services.retrieval.window import asks_beginning
 from tests.support import factories
 

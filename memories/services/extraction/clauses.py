@@ -1,5 +1,6 @@
 """What one clause says: the cue it matches (``classify``) and, for contradiction
-detection, the attribute and canonical value it states (``attribute_of``). Values are
+detection, the attribute and canonical value it states (``attribute_of``); and the parts of
+a sentence that ends in a question, and which of them ask (``question_parts``). Values are
 folded and canonical across languages; see ``heuristic``'s docstring for the list.
 """
 
@@ -298,3 +299,46 @@ def classify(folded: str, language: str) -> Match | None:
             )
             return Match(rule, rule.category, obj, negated, groups.get("role") or "")
     return None
+
+
+def question_parts(sentence: str) -> list[tuple[str, int, bool]]:
+    """(part, where it starts, whether it asks) for each part of a sentence that ends in a
+    question (``cues.QUESTION_PARTS``); the last part always asks."""
+    # A part opened by "¿" starts at it.
+    starts = [
+        0,
+        *(
+            f.start() if f.group() == "¿" else f.end()
+            for f in cues.QUESTION_PARTS.finditer(sentence)
+        ),
+    ]
+    texts = cues.QUESTION_PARTS.split(sentence)
+    last = len(texts) - 1
+    return [
+        (text, start, i == last or _asks(text))
+        for i, (text, start) in enumerate(zip(texts, starts, strict=True))
+    ]
+
+
+def _asks(part: str) -> bool:
+    return "?" in part or "¿" in part or cues.QUESTION_START.match(match_form(part)) is not None
+
+
+def strip_clause(text: str) -> str:
+    """The clause without greetings and fillers before it, nor separators after it."""
+    stripped = cues.DISCOURSE.sub("", text.strip()) or text
+    return stripped.strip().rstrip(",;:\u2014\u2013- ").strip()
+
+
+def told_in_question(sentence: str, language: str) -> list[str]:
+    """What a sentence that ends in a question tells: the parts before it that do not ask
+    ("I moved last month, can you update my address?"), and the question itself (from its
+    first asking part) when it states a preference: "how can I use my preference for
+    digital tools to plan the meeting?" is still said."""
+    parts = question_parts(sentence)
+    told = [part for part, _, asks in parts if part.strip() and not asks]
+    question = sentence[next(start for _, start, asks in parts if asks) :].strip()
+    match = classify(match_form(strip_clause(question)), language)
+    if match is not None and match.category == "preference" and match.rule is not None:
+        told.append(question)
+    return told

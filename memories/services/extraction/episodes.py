@@ -23,8 +23,8 @@ import re
 from dataclasses import replace
 
 from memories.services.extraction import patterns as cues
-from memories.services.extraction.clauses import STOPWORDS
-from memories.services.extraction.heuristic import Candidate, Sentence, question_parts
+from memories.services.extraction.clauses import STOPWORDS, question_parts
+from memories.services.extraction.heuristic import Candidate, Sentence
 from memories.services.extraction.normalise import match_form, spot_entities, words
 from memories.services.extraction.time_expressions import (
     looks_ahead,

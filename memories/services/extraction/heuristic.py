@@ -12,7 +12,8 @@ Rules
 - Sentences split on . ! ? … ; and line breaks, not after abbreviations, initials or inside
   decimals; clauses split on commas, colons and and/but/so/e/ma/y/pero… only when both sides
   match a cue on their own. A question yields nothing but the non-final, non-interrogative
-  clauses before it ("I moved to Zurich last month, can you update my address?"). A run-on of
+  clauses before it ("I moved to Zurich last month, can you update my address?"), and itself
+  when it states a preference ("how can I use my preference for digital tools…?"). A run-on of
   over 600 characters is skipped. A fenced listing (```…```, to the end of the event when
   left open: code, configuration or data pasted in) is kept in the episode as said and
   yields no typed memory: a comment or string in it is not the speaker's preference or fact.
@@ -73,6 +74,8 @@ from memories.services.extraction.clauses import (
     children_count,
     classify,
     service_attribute,
+    strip_clause,
+    told_in_question,
 )
 from memories.services.extraction.normalise import (
     detect_language,
@@ -137,29 +140,15 @@ class Candidate:
     occurred: Happened | None = None
 
 
-def _strip(text: str) -> str:
-    """The clause without greetings and fillers before it, nor separators after it."""
-    stripped = cues.DISCOURSE.sub("", text.strip()) or text
-    return stripped.strip().rstrip(",;:\u2014\u2013- ").strip()
-
-
 def _is_statement(text: str, language: str) -> bool:
-    match = classify(match_form(_strip(text)), language)
+    match = classify(match_form(strip_clause(text)), language)
     return match is not None and match.category != "request"
 
 
 def _clauses(sentence: str, language: str) -> list[tuple[str, bool]]:
     """(clause, lifted out of a question) pairs of one sentence."""
     if "?" in sentence or "¿" in sentence:
-        parts = question_parts(sentence)
-        lifted = [(part, True) for part, _, asks in parts if part.strip() and not asks]
-        # A preference said while asking is still said: "how can I use my preference for
-        # digital tools to plan the meeting?" (the question: from its first asking part).
-        question = sentence[next(start for _, start, asks in parts if asks) :].strip()
-        match = classify(match_form(_strip(question)), language)
-        if match is not None and match.category == "preference" and match.rule is not None:
-            lifted.append((question, True))
-        return lifted
+        return [(part, True) for part in told_in_question(sentence, language)]
     folded = match_form(sentence)
     if any(p.search(folded) for patterns in cues.PROCEDURES.values() for p in patterns):
         return [(sentence, False)]  # "first…, then…" is one procedure
@@ -168,29 +157,6 @@ def _clauses(sentence: str, language: str) -> list[tuple[str, bool]]:
         if _is_statement(left, language) and _is_statement(right, language):
             return [(left, False), *_clauses(right, language)]
     return [(sentence, False)]
-
-
-def question_parts(sentence: str) -> list[tuple[str, int, bool]]:
-    """(part, where it starts, whether it asks) for each part of a sentence that ends in a
-    question (``cues.QUESTION_PARTS``); the last part always asks."""
-    # A part opened by "¿" starts at it.
-    starts = [
-        0,
-        *(
-            f.start() if f.group() == "¿" else f.end()
-            for f in cues.QUESTION_PARTS.finditer(sentence)
-        ),
-    ]
-    texts = cues.QUESTION_PARTS.split(sentence)
-    last = len(texts) - 1
-    return [
-        (text, start, i == last or _asks(text))
-        for i, (text, start) in enumerate(zip(texts, starts, strict=True))
-    ]
-
-
-def _asks(part: str) -> bool:
-    return "?" in part or "¿" in part or cues.QUESTION_START.match(match_form(part)) is not None
 
 
 def _substantive(folded: str) -> bool:
@@ -242,7 +208,7 @@ def _read(
         return ()
     found: list[Candidate] = []
     for clause, from_question in _clauses(sentence, language):
-        candidate = _candidate(_strip(clause), language, who, source, observed_at)
+        candidate = _candidate(strip_clause(clause), language, who, source, observed_at)
         if candidate and (key := content_hash(candidate.content)) not in seen:
             seen.add(key)
             if from_question:

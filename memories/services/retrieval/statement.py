@@ -9,6 +9,14 @@ from __future__ import annotations
 
 from memories.conf import setting
 from memories.models import EmbeddingSpace, Memory, Status, vector_literal
+from memories.services.retrieval.nearest import (
+    AGAINST,
+    distance,
+    nearest_exact,
+    nearest_filtered,
+    nearest_then_live,
+    short_of_live,
+)
 from memories.services.retrieval.query import Search
 from memories.services.retrieval.sql import Sql, sql
 from memories.services.retrieval.text import (
@@ -134,13 +142,13 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
             )
         )
         if thorough:
-            ctes.append(_nearest_filtered(search, space, where, pool))
+            ctes.append(nearest_filtered(search, space, where, pool))
             sources.append(Sql("SELECT id FROM nearest"))
-            sources.append(_nearest_exact(search, space, where, pool))
+            sources.append(nearest_exact(search, space, where, pool))
         else:
-            ctes += _nearest_then_live(search, space, where, pool)
+            ctes += nearest_then_live(search, space, where, pool)
             sources.append(Sql("SELECT id FROM nearest"))
-            short = _short(search, space)
+            short = short_of_live(search, space, SELECTION_DEPTH * search.k)
     if search.words:
         ctes += text_ctes(
             client=search.client.pk,
@@ -170,88 +178,6 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
     return statement.text, list(statement.params)
 
 
-# Where the places that compare with the query vector read it: it travels once, as the
-# CTE query_vector (an InitPlan: the HNSW scan still orders by it).
-_AGAINST = Sql("(SELECT v FROM query_vector)")
-
-
-def _distance(space: EmbeddingSpace) -> Sql:
-    return Sql(space.distance_sql(_AGAINST.text))
-
-
-def _nearest_then_live(search: Search, space: EmbeddingSpace, where: Sql, pool: int) -> list[Sql]:
-    """The quick statement's vector candidates: the pool's nearest vectors from the
-    embedding table alone (no memory row read per vector looked at), then the live ones
-    among them: exactly the nearest live memories, as many as there are (any live one
-    further away is further than all). Enough when they fill what the pick looks at
-    (SELECTION_DEPTH × k); an HNSW scan costs in proportion to the rows it returns
-    (measured at 1M: 2.3 ms for 40 rows of a large client, 4.4 ms for 80)."""
-    return [
-        sql(
-            "nearby AS MATERIALIZED (SELECT e.memory_id AS id FROM memories_memoryembedding e "
-            "WHERE e.space_id = {space} AND e.client_id = {client} "
-            "ORDER BY {distance} LIMIT {pool})",
-            space=space.pk,
-            client=search.client.pk,
-            distance=_distance(space),
-            pool=pool,
-        ),
-        sql(
-            "nearest AS MATERIALIZED (SELECT n.id FROM nearby n "
-            "JOIN memories_memory m ON m.id = n.id WHERE {where})",
-            where=where,
-        ),
-    ]
-
-
-def _short(search: Search, space: EmbeddingSpace) -> Sql:
-    """Short: too few of the nearest were live, and the client has more vectors than were
-    read (all of them, or an HNSW scan that gave up early: hnsw.max_scan_tuples)."""
-    return sql(
-        "(SELECT count(*) FROM nearest) < {depth} AND EXISTS (SELECT 1 "
-        "FROM memories_memoryembedding e WHERE e.space_id = {space} AND e.client_id = {client} "
-        "OFFSET (SELECT count(*) FROM nearby) LIMIT 1)",
-        depth=SELECTION_DEPTH * search.k,
-        space=space.pk,
-        client=search.client.pk,
-    )
-
-
-def _nearest_filtered(search: Search, space: EmbeddingSpace, where: Sql, pool: int) -> Sql:
-    """The thorough statement's vector candidates: the nearest, filtered while scanning."""
-    return sql(
-        "nearest AS MATERIALIZED (SELECT e.memory_id AS id FROM memories_memoryembedding e "
-        "JOIN memories_memory m ON m.id = e.memory_id "
-        "WHERE e.space_id = {space} AND e.client_id = {client} AND {where} "
-        "ORDER BY {distance} LIMIT {pool})",
-        space=space.pk,
-        client=search.client.pk,
-        where=where,
-        distance=_distance(space),
-        pool=pool,
-    )
-
-
-def _nearest_exact(search: Search, space: EmbeddingSpace, where: Sql, pool: int) -> Sql:
-    """An approximate index can come back short: a graph crowded with identical vectors
-    (one sentence said by many clients) may strand the scan far from this client's rows.
-    Then, and only then, the client's rows are compared one by one (the uncorrelated
-    condition skips the branch without running it). OFFSET 0 keeps the distances a
-    subquery of their own: the sort then moves (id, distance) pairs, not whole vectors."""
-    return sql(
-        "SELECT id FROM (SELECT d.id FROM (SELECT e.memory_id AS id, "
-        "e.vector <=> {against}::vector AS distance FROM memories_memoryembedding e "
-        "WHERE e.space_id = {space} AND e.client_id = {client} OFFSET 0) d "
-        "JOIN memories_memory m ON m.id = d.id WHERE m.client_id = {client} AND {where} "
-        "ORDER BY d.distance LIMIT {pool}) exact WHERE (SELECT count(*) FROM nearest) < {pool}",
-        against=_AGAINST,
-        space=space.pk,
-        client=search.client.pk,
-        where=where,
-        pool=pool,
-    )
-
-
 def _raw(search: Search) -> Sql:
     """Each candidate's scored columns, its vector (for the close pairs) and its components
     but text, which ``scored`` scales over all of them. Text: BM25 over the memory's words,
@@ -262,7 +188,7 @@ def _raw(search: Search) -> Sql:
     semantic = (
         Sql("0::float8")
         if space is None
-        else sql("greatest(0, 1 - ({distance}))", distance=_distance(space))
+        else sql("greatest(0, 1 - ({distance}))", distance=distance(space))
     )
     return sql(
         "SELECT {columns}, {vector} AS vector, {semantic} AS c_semantic, "
@@ -303,10 +229,10 @@ def _context(space: EmbeddingSpace) -> Sql:
         "JOIN memories_eventembedding said ON said.event_id = x.event_id "
         "AND said.space_id = {space} WHERE x.memory_id = m.id AND x.role <> {consolidated}), "
         "1 - ({own})))",
-        distance=Sql(space.distance_sql(_AGAINST.text, column="said.vector")),
+        distance=Sql(space.distance_sql(AGAINST.text, column="said.vector")),
         space=space.pk,
         consolidated="consolidated",
-        own=Sql(space.distance_sql(_AGAINST.text, column="e.vector")),
+        own=Sql(space.distance_sql(AGAINST.text, column="e.vector")),
     )
 
 
