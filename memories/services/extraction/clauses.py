@@ -339,6 +339,6 @@ def told_in_question(sentence: str, language: str) -> list[str]:
     told = [part for part, _, asks in parts if part.strip() and not asks]
     question = sentence[next(start for _, start, asks in parts if asks) :].strip()
     match = classify(match_form(strip_clause(question)), language)
-    if match is not None and match.category == "preference" and match.rule is not None:
+    if match is not None and match.category == "preference":
         told.append(question)
     return told

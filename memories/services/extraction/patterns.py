@@ -355,7 +355,7 @@ ES: tuple[Rule, ...] = (
     _r("goal", rf"\b(?:quiere|planea|piensa|pretende|desea)\s(?P<obj>{ES_INFINITIVE}.*)", "3rd ask"),
     _r("preference", r"\b(?:prefiero|preferimos|preferiria|prefeririamos)\b"),
     _r("preference", r"\b(?:priorizo|priorizamos|priorice|doy prioridad a|damos prioridad a)\b", "free"),
-    _r("preference", r"\b(?:tengo|tenemos)\s(?:una\s)?(?:clara\s|fuerte\s)?preferencia\spor\b|\b(?:mi|nuestra)\spreferencia\s(?:es\s)?por\b|\b(?:mi|nuestra)\spreferencia\ses\b"),
+    _r("preference", r"\b(?:tengo|tenemos)\s(?:una\s)?(?:clara\s|fuerte\s)?preferencia\spor\b|\b(?:mi|nuestra)\spreferencia\s(?:es|por)\b"),
     _r("preference", r"\bnunca\s(?=[a-z]+o\b)", "neg verb"),
     _r("preference", rf"^(?:por favor,?\s)?(?:siempre\s{_ANSWER_ES}|{_ANSWER_ES}\ssiempre)\b", "verb free"),
     _r("preference", rf"^(?:por favor,?\s)?nunca\s{_ANSWER_ES}\b", "neg verb free"),
