@@ -17,6 +17,7 @@ from memories.services.extraction.normalise import (
     match_form,
     split_sentences,
     spot_entities,
+    stated_quantities,
 )
 from memories.services.extraction.time_expressions import resolve_time
 
@@ -519,3 +520,20 @@ def test_extract_never_raises_nor_returns_empty_content(text, source):
         candidate.content.encode("utf-8")  # storable
     detect_language(text)
     spot_entities(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "measures"),
+    [
+        ("it's at 180ms under 20 concurrent requests", {"ms": {"180"}, "concurrent": {"20"}}),
+        ("I booked it for $1,250 per night", {"$": {"1250"}}),
+        ("I've completed 3 sketches by March 14", {"sketche": {"3"}, "day": {"march 14"}}),
+        ("I scored 4/5 on the quiz, up 20%", {"/5": {"4"}, "%": {"20"}}),
+        ("ho fatto 10 ore il 3 aprile", {"ore": {"10"}, "day": {"3 aprile"}}),
+        ("I moved it to 5 in the afternoon", {}),
+    ],
+)
+def test_what_a_statement_measures(text, measures):
+    """A number counts the word after it (singular), a currency, a share, a score out of a
+    total or a day; grammar ("to 5 in") is not a measure."""
+    assert stated_quantities(text) == {unit: frozenset(v) for unit, v in measures.items()}

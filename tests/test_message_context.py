@@ -229,3 +229,55 @@ def test_a_message_that_asks_is_kept_with_the_figures_it_tells(api_client, agent
     )
     _post(api_client, agent_key, [asked, "How was your weekend?"])
     assert list(Memory.objects.values_list("content", flat=True)) == [asked]
+
+
+# One quantity, measured twice in long messages that say much else: the two messages are
+# less alike than a statement said again (RESTATED), alike enough to be one subject.
+LATENCY = [
+    "I've been measuring the checkout API response time this week and it's currently at "
+    "340ms under 50 concurrent requests. I want to optimise it further by caching the "
+    "product catalogue, can you review my Redis setup and tell me what to change?",
+    "I'm reworking the checkout API after profiling the database layer, and its response "
+    "time has dropped to 210ms under 50 concurrent requests, but the ESLint warnings keep "
+    "piling up and my teammate wants a code review process before Friday, any advice?",
+]
+# The same pair, the newer naming another measure: no value of the older's changes.
+RECOUNTED = [
+    LATENCY[0],
+    "I'm reworking the checkout API after profiling the database layer, and its response "
+    "time has improved since I split it into 3 services under 50 concurrent requests, but the "
+    "ESLint warnings keep piling up and my teammate wants a code review process before "
+    "Friday, any advice?",
+]
+
+
+def _messages_cosine() -> float:
+    first, second = EventEmbedding.objects.order_by("event__external_id")
+    return _cosine(first.vector, second.vector)
+
+
+@pytest.mark.parametrize(("messages", "outdated"), [(LATENCY, True), (RECOUNTED, False)])
+def test_a_quantity_given_another_value_is_its_newer_version(
+    api_client, agent_key, personas, messages, outdated
+):
+    """Messages that speak of one subject among other things are not close enough to be the
+    same statement; that the later one gives what the earlier measures another value ("340ms"
+    → "210ms", said with a word of change) makes it the newer version. Another number, of
+    something else ("3 services"), does not."""
+    from memories.services.retrieval.statement import RESTATED, VERSION_FLOOR
+
+    _post(api_client, agent_key, messages)
+    assert VERSION_FLOOR <= _messages_cosine() < RESTATED
+    client = Memory.objects.earliest("pk").client
+    hits = memories_search(
+        client=client,
+        query="What is the checkout API response time under 50 concurrent requests?",
+        with_evidence=True,
+    )
+    old = next(h for h in hits if any(e["external_id"] == "0" for e in h.evidence))
+    assert old.scores["outdated"] == (1.0 if outdated else 0.0)
+    if outdated:
+        newer = min(
+            i for i, h in enumerate(hits) if any(e["external_id"] == "1" for e in h.evidence)
+        )
+        assert newer < hits.index(old)

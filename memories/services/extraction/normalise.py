@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from memories.services.extraction.vocabulary import GRAMMAR_WORDS
 from memories.text import fold
 
 # Typographic quotes as escapes: a curly apostrophe in source is easily mistaken for "'".
@@ -207,6 +208,29 @@ def stated_numbers(text: str) -> set[str]:
     return found
 
 
+def stated_quantities(text: str) -> dict[str, frozenset[str]]:
+    """What a statement measures, each with the values it states: the word a number counts
+    ("3 sketches", "180ms", "10 hours"), a currency ("$250"), a share ("20%"), a score out
+    of a total ("4/5"), a day ("March 23"). Two statements that give one of these another
+    value speak of one quantity that changed: "I've completed 3 sketches" → "I've completed
+    5 sketches"; "180ms under 20 concurrent requests" → "120ms under 20 concurrent
+    requests". A word is singular (a final s dropped); grammar is never a measure ("by",
+    "to", "di")."""
+    folded = fold(text)
+    found: dict[str, set[str]] = {}
+    for day in _DAY.findall(folded):
+        found.setdefault("day", set()).add(day)
+    for value, out_of in _SCORE.findall(folded):
+        found.setdefault(f"/{out_of}", set()).add(value)
+    for currency, amount, value, unit in _MEASURE.findall(_SCORE.sub(" ", _DAY.sub(" ", folded))):
+        if currency:
+            found.setdefault(currency, set()).add(amount.replace(",", ""))
+        elif unit not in GRAMMAR_WORDS and unit not in MONTHS:
+            unit = unit[:-1] if len(unit) > 3 and unit.endswith("s") else unit
+            found.setdefault(unit, set()).add(value.replace(",", ""))
+    return {unit: frozenset(values) for unit, values in found.items()}
+
+
 _MONTH = alternation(MONTHS)
 
 _NUM = r"\d{1,15}(?:[.,'\u2019]\d{3}){0,5}(?:[.,]\d{1,4})?"
@@ -223,6 +247,11 @@ AMOUNT = (
     rf"|\b{_NUM}\s?{_SCALE}\b(?:\s(?:de\s|di\s)?{_CURRENCY_WORD}\b|\s?{_CURRENCY})?"
     rf"|\b{_NUM}\s?(?:{_CURRENCY}|{_CURRENCY_WORD}\b))"
 )
+
+# A day as said, for stated_quantities: "march 23", "23 march" (folded).
+_DAY = re.compile(rf"\b(?:{_MONTH})\s\d{{1,2}}\b|\b\d{{1,2}}\s(?:{_MONTH})\b")
+_SCORE = re.compile(r"\b(\d{1,4})\s?/\s?(\d{1,4})\b")
+_MEASURE = re.compile(rf"({_CURRENCY})\s?({_NUM})|\b({_NUM})\s?(%|[^\W\d_]{{2,}})", re.I)
 
 # --- Entities -------------------------------------------------------------------------------
 _EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,5}")

@@ -15,12 +15,13 @@ from django.db import connection
 
 from memories.conf import setting
 from memories.models import Evidence, Memory
-from memories.services.extraction.normalise import prose, stated_numbers
+from memories.services.extraction.normalise import prose, stated_numbers, stated_quantities
 from memories.services.retrieval.statement import (
     COMPONENTS,
     REDUNDANCY_FLOOR,
     RESTATED,
     SCORED_COLUMNS,
+    VERSION_FLOOR,
 )
 from memoryhub import replica
 
@@ -93,18 +94,26 @@ def newer_versions(candidates: list[Candidate]) -> dict:
     """Among live memories about the same thing, which has a newer version: for each
     candidate that the same speaker said again later with another value, the id of the
     restatement among the candidates that answers the query best, if it answers it about as
-    well (its base score at most ``NEWER_MARGIN`` below). The same thing: the two memories,
-    or the messages they were taken from, are close (cosine ≥ ``RESTATED``), and they rest
-    on no event in common. Another value: each message states numbers, a date or an amount
-    outside any listing pasted into it, not the same ones, and the newer says it changes
-    something ("now", "moved to", "increased to", "ora", "ahora": ``UPDATE_CUES``): "the API
-    averages 480 ms" → "the API now averages 250 ms". Messages, not memories, because a
-    memory is often one clause of its message: "I'm trying to manage my monthly spending on
-    nuts", said with "which has increased to $220". Closeness and other numbers are not
-    enough: in a long conversation about one project most of what a person says of it is
-    that close and full of numbers (versions, sizes, code), and none of it outdates the
-    rest; and a newer value the query is not about must not take a place. Later: a later
-    event, or, for events posted with one time (a session sent as one batch), stored
+    well (its base score at most ``NEWER_MARGIN`` below).
+
+    The newer's message must say it changes something ("now", "moved to", "increased to",
+    "ora", "ahora": ``UPDATE_CUES``), and the two must rest on no event in common (two
+    clauses of one message do not outdate each other). Then either of:
+
+    - *one quantity, another value*: the two memories, or the messages they were taken
+      from, are close (cosine ≥ ``VERSION_FLOOR``), and the newer message gives something
+      the older one measures a value it did not give it (``stated_quantities``: "3
+      sketches" → "5 sketches", "$250 per night" → "$270", "March 23" → "March 25");
+    - *the same thing said again*: closer still (cosine ≥ ``RESTATED``), and the two
+      messages state numbers, a date or an amount, not the same ones.
+
+    Messages, not memories, because a memory is often one clause of its message: "I'm
+    trying to manage my monthly spending on nuts", said with "which has increased to
+    $220"; listings pasted into a message are left out. Closeness and other numbers alone
+    are not enough: in a long conversation about one project most of what a person says of
+    it is that close and full of numbers (versions, sizes, code), and none of it outdates
+    the rest; and a newer value the query is not about must not take a place. Later: a
+    later event, or, for events posted with one time (a session sent as one batch), stored
     later."""
     said = {c.id: c for c in candidates}
     pairs = [
@@ -112,20 +121,26 @@ def newer_versions(candidates: list[Candidate]) -> dict:
         for candidate in candidates
         for other in candidate.close.keys() | candidate.said.keys()
         if other in said
-        and max(candidate.close.get(other, 0.0), candidate.said.get(other, 0.0)) >= RESTATED
+        and _closeness(candidate, other) >= VERSION_FLOOR
         and _may_outdate(said[other], candidate)
     ]
     if not pairs:
         return {}
     messages = _messages({c.id: c for pair in pairs for c in pair})
     numbers = {id_: frozenset(stated_numbers(text)) for id_, text in messages.items()}
+    measures = {id_: stated_quantities(text) for id_, text in messages.items()}
 
     def outdates(newer: Candidate, older: Candidate) -> bool:
+        if not UPDATE_CUES.search(messages[newer.id]):
+            return False
+        before, after = measures[older.id], measures[newer.id]
+        if any(after[unit] - before[unit] for unit in before.keys() & after.keys()):
+            return True
         return (
-            bool(numbers[older.id])
+            _closeness(older, newer.id) >= RESTATED
+            and bool(numbers[older.id])
             and bool(numbers[newer.id])
             and numbers[newer.id] != numbers[older.id]
-            and bool(UPDATE_CUES.search(messages[newer.id]))
         )
 
     found: dict = {}
@@ -135,6 +150,11 @@ def newer_versions(candidates: list[Candidate]) -> dict:
         ):
             found[older.id] = newer.id
     return found
+
+
+def _closeness(candidate: Candidate, other) -> float:
+    """How close ``other`` is to ``candidate``: their vectors' cosine or their messages'."""
+    return max(candidate.close.get(other, 0.0), candidate.said.get(other, 0.0))
 
 
 def _may_outdate(newer: Candidate, older: Candidate) -> bool:

@@ -78,8 +78,14 @@ REDUNDANCY_FLOOR = 0.8
 # Two memories of one speaker this close say the same thing of the same subject (a number, a
 # date, a status said again with another value): the later one is its current value.
 RESTATED = 0.72
-# The statement reports the pairs this close among the best candidates.
-CLOSE_FLOOR = min(REDUNDANCY_FLOOR, RESTATED)
+# Two statements of one speaker this close may be two values of one quantity, if their
+# messages give it different values (``pick.newer_versions``): in long messages "…it's
+# currently at 180ms under 20 concurrent requests" and "…which has decreased to 120ms under
+# 20 concurrent requests" are that close, not RESTATED.
+VERSION_FLOOR = 0.6
+# The statement reports the pairs this close (their own vectors or their messages') among
+# the best candidates.
+CLOSE_FLOOR = min(REDUNDANCY_FLOOR, RESTATED, VERSION_FLOOR)
 
 # What ranking and the answer read of a memory (Memory.from_db defers the rest).
 _SCORED = {
@@ -316,8 +322,8 @@ def _said_in(search: Search) -> Sql:
 
 def _best_rows(short: Sql) -> Sql:
     """The best rows, each with the events it rests on (one result per event: the pick),
-    the others close to it among the best (their own cosine ≥ CLOSE_FLOOR, or their
-    messages' ≥ RESTATED: both cosines), the relevance figures and ``short``."""
+    the others close to it among the best (their own cosine or their messages' ≥
+    CLOSE_FLOOR: both cosines), the relevance figures and ``short``."""
     return sql(
         "SELECT {columns}, b.base, {components}, "
         "relevance.best_semantic, relevance.median_semantic, relevance.best_coverage, "
@@ -329,12 +335,11 @@ def _best_rows(short: Sql) -> Sql:
         "array_agg(o.said) AS said FROM ("
         "SELECT o.id, 1 - (b.vector <=> o.vector) AS cosine, 1 - (bs.vector <=> os.vector) "
         "AS said FROM best o JOIN said os ON os.id = o.id WHERE o.id <> b.id) o "
-        "WHERE o.cosine >= {close} OR o.said >= {restated}) close ON true, "
+        "WHERE o.cosine >= {close} OR o.said >= {close}) close ON true, "
         "{relevance} relevance, (SELECT {short} AS flag) short ORDER BY b.base DESC, b.id",
         columns=Sql(", ".join(f"b.{name}" for name in SCORED_COLUMNS)),
         components=Sql(", ".join(f"b.c_{name}" for name in COMPONENTS)),
         close=CLOSE_FLOOR,
-        restated=RESTATED,
         relevance=_relevance(),
         short=short,
     )
