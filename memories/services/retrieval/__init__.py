@@ -72,12 +72,13 @@ NO_FILTERS = Filters()
 # Chosen with `bench/ranking_weights.py` on LoCoMo and BEAM (conversations nobody here wrote,
 # of two shapes) and on `memory_eval`, in one run (docs/decisions.md): text counts less than
 # meaning because BM25 is scaled to its best candidate; importance lets a typed fact outrank
-# an episode that only shares its words; usage weighs nothing (a search's answer would come
-# back because it was returned).
+# an episode that only shares its words; the message a memory was said in (context) counts
+# more than the memory alone, for a sentence of a long message is about what the message is
+# about; usage weighs nothing (a search's answer would come back because it was returned).
 DEFAULT_WEIGHTS = {
-    "semantic": 0.40,
-    "context": 0.30,
-    "text": 0.20,
+    "semantic": 0.35,
+    "context": 0.45,
+    "text": 0.25,
     "recency": 0.10,
     "confidence": 0.05,
     "importance": 0.05,
