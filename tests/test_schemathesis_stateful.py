@@ -29,7 +29,7 @@ pytestmark = pytest.mark.django_db
 
 # Scenarios per role (each at most STEPS calls): the supervisor may do everything, so it
 # has the most to explore. The whole file takes about a minute of CPU.
-SCENARIOS = {"advisor": 12, "supervisor": 20, "client": 8}
+SCENARIOS = {"advisor": 12, "supervisor": 20, "client": 12}
 STEPS = 8
 
 # What each role must have done at least once (a 2xx), so that the run cannot pass by
