@@ -127,12 +127,13 @@ def newer_versions(candidates: list[Candidate]) -> dict:
     if not pairs:
         return {}
     messages = _messages({c.id: c for pair in pairs for c in pair})
-    numbers = {id_: frozenset(stated_numbers(text)) for id_, text in messages.items()}
-    measures = {id_: stated_quantities(text) for id_, text in messages.items()}
+    # Only a newer that says it changes something is read for its values (and its older).
+    pairs = [(older, newer) for older, newer in pairs if UPDATE_CUES.search(messages[newer.id])]
+    read = {c.id for pair in pairs for c in pair}
+    numbers = {id_: frozenset(stated_numbers(messages[id_])) for id_ in read}
+    measures = {id_: stated_quantities(messages[id_]) for id_ in read}
 
     def outdates(newer: Candidate, older: Candidate) -> bool:
-        if not UPDATE_CUES.search(messages[newer.id]):
-            return False
         before, after = measures[older.id], measures[newer.id]
         if any(after[unit] - before[unit] for unit in before.keys() & after.keys()):
             return True
