@@ -527,9 +527,10 @@ def test_extract_never_raises_nor_returns_empty_content(text, source):
     [
         ("it's at 180ms under 20 concurrent requests", {"ms": {"180"}, "concurrent": {"20"}}),
         ("I booked it for $1,250 per night", {"$": {"1250"}}),
-        ("I've completed 3 sketches by March 14", {"sketche": {"3"}, "day": {"march 14"}}),
+        ("I've completed 3 sketches by March 14", {"sketche": {"3"}, "date": {"march 14"}}),
+        ("it took 3 days, until March 14", {"day": {"3"}, "date": {"march 14"}}),
         ("I scored 4/5 on the quiz, up 20%", {"/5": {"4"}, "%": {"20"}}),
-        ("ho fatto 10 ore il 3 aprile", {"ore": {"10"}, "day": {"3 aprile"}}),
+        ("ho fatto 10 ore il 3 aprile", {"ore": {"10"}, "date": {"3 aprile"}}),
         ("I moved it to 5 in the afternoon", {}),
     ],
 )

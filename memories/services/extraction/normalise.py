@@ -211,24 +211,31 @@ def stated_numbers(text: str) -> set[str]:
 def stated_quantities(text: str) -> dict[str, frozenset[str]]:
     """What a statement measures, each with the values it states: the word a number counts
     ("3 sketches", "180ms", "10 hours"), a currency ("$250"), a share ("20%"), a score out
-    of a total ("4/5"), a day ("March 23"). Two statements that give one of these another
-    value speak of one quantity that changed: "I've completed 3 sketches" → "I've completed
-    5 sketches"; "180ms under 20 concurrent requests" → "120ms under 20 concurrent
-    requests". A word is singular (a final s dropped); grammar is never a measure ("by",
-    "to", "di")."""
+    of a total ("4/5"), a day ("March 23", named "date": "3 days" counts days). Two
+    statements that give one of these another value speak of one quantity that changed:
+    "I've completed 3 sketches" → "I've completed 5 sketches"; "180ms under 20 concurrent
+    requests" → "120ms under 20 concurrent requests". A word is singular (a final s
+    dropped); grammar is never a measure ("by", "to", "di")."""
     folded = fold(text)
     found: dict[str, set[str]] = {}
     for day in _DAY.findall(folded):
-        found.setdefault("day", set()).add(day)
+        found.setdefault("date", set()).add(day)
     for value, out_of in _SCORE.findall(folded):
         found.setdefault(f"/{out_of}", set()).add(value)
     for currency, amount, value, unit in _MEASURE.findall(_SCORE.sub(" ", _DAY.sub(" ", folded))):
         if currency:
             found.setdefault(currency, set()).add(amount.replace(",", ""))
         elif unit not in GRAMMAR_WORDS and unit not in MONTHS:
-            unit = unit[:-1] if len(unit) > 3 and unit.endswith("s") else unit
-            found.setdefault(unit, set()).add(value.replace(",", ""))
+            found.setdefault(measure_unit(unit), set()).add(value.replace(",", ""))
     return {unit: frozenset(values) for unit, values in found.items()}
+
+
+def measure_unit(word: str) -> str:
+    """The name ``stated_quantities`` gives what a word counts: folded, a final s dropped
+    ("sketches" and "sketche", "hours" and "hour"), so that a question's word and a
+    statement's meet."""
+    word = fold(word)
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
 
 
 _MONTH = alternation(MONTHS)

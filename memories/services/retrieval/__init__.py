@@ -170,7 +170,11 @@ def memories_search(
         )
         rows = _scored_candidates(search)
         hits = select(
-            rows, weights, k, newer_first=search.expected.current and not search.beginning
+            rows,
+            weights,
+            k,
+            newer_first=search.expected.current and not search.beginning,
+            asked=search.expected.measures,
         )
         if budget_chars is not None:
             hits = packed(hits, budget_chars)

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memories.services.extraction.normalise import measure_unit
+from memories.services.extraction.vocabulary import GRAMMAR_WORDS
 from memories.text import fold
 
 _LEAD = r"^\W*(?:(?:and|but|so|e|ma|y|pero)\s+)?"
@@ -63,6 +65,59 @@ _VALUE = re.compile(
     r"|quant[oaie]\b|quando\b|qual(?:e|i)?\b|che (?:\w+ ){1,3}(?:ho|hai|ha|e|sono)\b"
     r"|cuant[oa]s?\b|cuando\b|cual(?:es)?\b|que (?:\w+ ){1,3}(?:he|has|ha|es|son)\b)"
 )
+# What a question after one value asks the value of, named as ``stated_quantities`` names
+# what a statement measures: the words after "how many" ("How many mechanical sketches
+# have I completed?": sketches), money ("how much", a budget, a price), a duration ("how
+# long"), a share, a score, or the day of what is planned ("When is my review?"; "When did
+# I move?" asks of a past event, whose day a later statement does not change).
+_COUNTED = re.compile(r"\b(?:how many|quant[ie]|cuant[oa]s)\s+((?:[^\W\d_]+\s+){0,2}[^\W\d_]+)")
+_MONEY = re.compile(
+    r"\bhow much\b(?! (?:time|longer)\b)|\b(?:quanto|quanta|cuanto|cuanta)\b(?! (?:tempo|tiempo)\b)"
+    r"|\b(?:budgets?|costs?|prices?|spend(?:ing)?|spent|rent|salary|fees?|income|savings|bill)\b"
+    r"|\b(?:budget|costo|prezzo|spesa|affitto|stipendio|presupuesto|precio|gasto|alquiler|sueldo)\b"
+)
+_DURATION = re.compile(r"\bhow long\b|\bhow much time\b|\bquanto tempo\b|\bcuanto tiempo\b")
+_SHARE = re.compile(r"%|\bper ?cent(?:age)?\b|\bpercentuale\b|\bporcentaje\b")
+_SCORE_ASKED = re.compile(r"\b(?:score[sd]?|grades?|marks?|punteggio|voto|puntuacion|nota)\b")
+_PLANNED_DAY = re.compile(
+    rf"{_LEAD}when (?:is|are|will|am|do|does)\b|\bwhat (?:date|day) (?:is|are|will)\b"
+    r"|\bquando (?:e|sono|sara|saranno)\b|\bcuando (?:es|son|sera|seran)\b"
+)
+MONEY_UNITS = frozenset(["$", "€", "£", "chf", "eur", "usd", "gbp", "dollar", "euro", "pound"])
+DURATION_UNITS = frozenset(
+    ["second", "sec", "minute", "min", "hour", "hr", "day", "week", "month", "year"]
+)
+# Any score out of a total ("4/5", "6/7": stated_quantities names it "/5", "/7").
+SCORE = "/"
+
+
+def asked_measures(folded: str) -> frozenset[str]:
+    """What a question after one value (folded) asks the value of, as the units
+    ``stated_quantities`` reads in statements; empty when it cannot be told."""
+    asked: set[str] = set()
+    if counted := _COUNTED.search(folded):
+        for word in counted.group(1).split():
+            if word in GRAMMAR_WORDS or word in _PRONOUNS:
+                break
+            asked.add(measure_unit(word))
+    if _DURATION.search(folded):
+        asked |= DURATION_UNITS  # "How long do I spend…" asks a time, not money
+    elif _MONEY.search(folded):
+        asked |= MONEY_UNITS
+    if _SHARE.search(folded):
+        asked.add("%")
+    if _SCORE_ASKED.search(folded):
+        asked.add(SCORE)
+    if _PLANNED_DAY.search(folded):
+        asked.add("date")
+    return frozenset(asked)
+
+
+_PRONOUNS = frozenset(
+    ["i", "you", "he", "she", "we", "they", "me", "my", "your", "his", "her", "our", "their"]
+)
+
+
 # What advice must honour: the memories of these categories answer it. A constraint was
 # measured beside it and cost BEAM's multi-session questions (docs/decisions.md).
 _ADVICE_CATEGORIES = ("preference",)
@@ -78,6 +133,8 @@ class Expected:
     categories: tuple[str, ...] = ()
     # One value as it stands: among versions of it, the newer first.
     current: bool = False
+    # What that value is of, when the question says (``asked_measures``): "sketche", "$"…
+    measures: frozenset[str] = frozenset()
 
 
 NOTHING = Expected()
@@ -95,4 +152,5 @@ def expected_answer(query: str) -> Expected:
     current = not categories and bool(_VALUE.search(folded))
     if not (tags or categories or current):
         return NOTHING
-    return Expected(tags=tags, when=when, categories=categories, current=current)
+    measures = asked_measures(folded) if current else frozenset()
+    return Expected(tags=tags, when=when, categories=categories, current=current, measures=measures)

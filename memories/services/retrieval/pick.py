@@ -16,6 +16,7 @@ from django.db import connection
 from memories.conf import setting
 from memories.models import Evidence, Memory
 from memories.services.extraction.normalise import prose, stated_numbers, stated_quantities
+from memories.services.retrieval.answers import SCORE
 from memories.services.retrieval.statement import (
     COMPONENTS,
     REDUNDANCY_FLOOR,
@@ -90,15 +91,25 @@ class Candidate:
 NEWER_MARGIN = 0.30
 
 
-def newer_versions(candidates: list[Candidate]) -> dict:
+def newer_versions(candidates: list[Candidate], asked: frozenset[str] = frozenset()) -> dict:
     """Among live memories about the same thing, which has a newer version: for each
     candidate that the same speaker said again later with another value, the id of the
-    restatement among the candidates that answers the query best, if it answers it about as
-    well (its base score at most ``NEWER_MARGIN`` below).
+    restatement among the candidates said next (one that gives the value the question asks
+    first), if it answers the query about as well (its base score at most ``NEWER_MARGIN``
+    below). The two must rest on no event in common (two clauses of one message do not
+    outdate each other).
+
+    When the question says what it asks the value of (``asked``, ``answers.asked_measures``:
+    "How many sketches…", "When is my review…"), that value decides: two close messages
+    (cosine ≥ ``VERSION_FLOOR``) that both give it are versions of it when the newer gives
+    it another value, whether or not it says so ("I've completed 3 sketches" → "I've
+    completed 5 sketches by March 15"); one that does not give it is no version of one that
+    does, whatever else they measure ("25 documents uploaded on April 9" is not outdated by
+    "I confirmed the upload on October 29" for "How many documents…"). Where neither gives
+    it, or the question does not say, the rules below.
 
     The newer's message must say it changes something ("now", "moved to", "increased to",
-    "ora", "ahora": ``UPDATE_CUES``), and the two must rest on no event in common (two
-    clauses of one message do not outdate each other). Then either of:
+    "ora", "ahora": ``UPDATE_CUES``). Then either of:
 
     - *one quantity, another value*: the two memories, or the messages they were taken
       from, are close (cosine ≥ ``VERSION_FLOOR``), and the newer message gives something
@@ -127,14 +138,20 @@ def newer_versions(candidates: list[Candidate]) -> dict:
     if not pairs:
         return {}
     messages = _messages({c.id: c for pair in pairs for c in pair})
-    # Only a newer that says it changes something is read for its values (and its older).
-    pairs = [(older, newer) for older, newer in pairs if UPDATE_CUES.search(messages[newer.id])]
+    cued = {id_ for id_, text in messages.items() if UPDATE_CUES.search(text)}
+    if not asked:
+        # Only a newer that says it changes something is read for its values (and its older).
+        pairs = [(older, newer) for older, newer in pairs if newer.id in cued]
     read = {c.id for pair in pairs for c in pair}
     numbers = {id_: frozenset(stated_numbers(messages[id_])) for id_ in read}
     measures = {id_: stated_quantities(messages[id_]) for id_ in read}
 
     def outdates(newer: Candidate, older: Candidate) -> bool:
         before, after = measures[older.id], measures[newer.id]
+        if asked and (given := _of(before, asked) & _of(after, asked)):
+            return any(after[unit] - before[unit] for unit in given)
+        if newer.id not in cued:
+            return False
         if any(after[unit] - before[unit] for unit in before.keys() & after.keys()):
             return True
         return (
@@ -144,13 +161,29 @@ def newer_versions(candidates: list[Candidate]) -> dict:
             and numbers[newer.id] != numbers[older.id]
         )
 
+    def before(newer: Candidate, other: Candidate) -> bool:
+        """Of two newer versions of one memory, whether ``newer`` goes first: one that
+        gives the value asked before one that does not, then the one said next. The version
+        that followed is the one that answers for the older; a later one is the newer's own
+        version in turn ("5.5 hours of sleep" → "nearly 6" → "6.5 in November")."""
+        asked_by = (bool(_of(measures[newer.id], asked)), bool(_of(measures[other.id], asked)))
+        return asked_by[0] > asked_by[1] or (
+            asked_by[0] == asked_by[1] and _said(newer) < _said(other)
+        )
+
     found: dict = {}
     for older, newer in pairs:
         if outdates(newer, older) and (
-            older.id not in found or newer.base > said[found[older.id]].base
+            older.id not in found or before(newer, said[found[older.id]])
         ):
             found[older.id] = newer.id
     return found
+
+
+def _of(measures: dict, asked: frozenset[str]) -> set[str]:
+    """The units among ``measures`` that the question asks the value of (any score out of
+    a total when it asks a score)."""
+    return {u for u in measures if u in asked or (SCORE in asked and u.startswith(SCORE))}
 
 
 def _closeness(candidate: Candidate, other) -> float:
@@ -191,7 +224,14 @@ def _messages(candidates: dict) -> dict:
     return {id_: " ".join(parts) for id_, parts in told.items()}
 
 
-def select(candidates: list[Candidate], weights, k, *, newer_first: bool = False) -> list[Hit]:
+def select(
+    candidates: list[Candidate],
+    weights,
+    k,
+    *,
+    newer_first: bool = False,
+    asked: frozenset[str] = frozenset(),
+) -> list[Hit]:
     """Greedy, like MMR: the best base score, less a penalty for repeating what the
     answer already holds (``redundancy``), and another (``same_event``) for resting only on
     events the answer already cites: another sentence of a message already in the answer
@@ -200,13 +240,14 @@ def select(candidates: list[Candidate], weights, k, *, newer_first: bool = False
     ``Expected.current``, and not about how things began), a memory that has a newer
     version among the candidates (``newer_versions``) comes after it: when the pick reaches
     the older, the newer goes in first. A list, a summary or a question of how things went
-    reads the versions in their own order."""
+    reads the versions in their own order. ``asked``: what the question asks the value of
+    (``newer_versions``)."""
     chosen: list[Hit] = []
     cited: set = set()
     remaining = list(candidates)  # best base score first
     penalty = weights.get("redundancy", 0.0)
     same_event = weights.get("same_event", 0.0)
-    newer = newer_versions(candidates)  # flagged in each hit's scores ("outdated")
+    newer = newer_versions(candidates, asked)  # flagged in each hit's scores ("outdated")
     reorder = newer_first and bool(setting("SEARCH_NEWER_FIRST"))
 
     def scored(candidate: Candidate) -> tuple[float, float] | None:
