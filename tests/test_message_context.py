@@ -281,3 +281,51 @@ def test_a_quantity_given_another_value_is_its_newer_version(
             i for i, h in enumerate(hits) if any(e["external_id"] == "1" for e in h.evidence)
         )
         assert newer < hits.index(old)
+
+
+# A count said again with another value, and no word that says it changed.
+SKETCHES = [
+    "I've been sketching mechanical objects since March 10 and I've completed 3 sketches by "
+    "March 14, can this really help with stress relief?",
+    "I've completed 5 sketches by March 15, and I'm wondering how I can use this creative "
+    "outlet to cope with a stressful week at work.",
+]
+# A later message that says it changes something, but not the count asked about, then one
+# that gives the count another value.
+UPLOADS = [
+    "I've scanned and uploaded 25 supporting documents to the immigration portal on April 9, "
+    "is that enough for my application?",
+    "I've now confirmed the immigration portal upload of my application on October 29, what "
+    "happens next?",
+    "I've uploaded 30 supporting documents to the immigration portal, including recent "
+    "financial statements, is that enough for my application?",
+]
+
+
+@pytest.mark.parametrize(
+    ("messages", "query", "newer"),
+    [
+        (SKETCHES, "How many mechanical sketches have I completed so far?", "1"),
+        (SKETCHES, "Which objects have I been sketching to relieve stress?", None),
+        (UPLOADS, "How many supporting documents have I uploaded to the portal?", "2"),
+    ],
+)
+def test_the_value_a_question_asks_decides_the_newer_version(
+    api_client, agent_key, personas, messages, query, newer
+):
+    """A question that says what it asks the value of ("how many sketches") compares two
+    statements on that value: "5 sketches" after "3 sketches" is the newer version without
+    a word of change, and goes just before it. Asked nothing of the kind, neither outdates
+    the other. A later message that gives the count another value goes before one that
+    says it changed something else (a day)."""
+    _post(api_client, agent_key, messages)
+    client = Memory.objects.earliest("pk").client
+    hits = memories_search(client=client, query=query, with_evidence=True)
+    first: dict[str, tuple] = {}
+    for rank, hit in enumerate(hits):
+        for evidence in hit.evidence:
+            first.setdefault(evidence["external_id"], (rank, hit))
+    old_rank, old = first["0"]
+    assert old.scores["outdated"] == (0.0 if newer is None else 1.0)
+    if newer is not None:
+        assert first[newer][0] == old_rank - 1

@@ -602,6 +602,30 @@ def test_a_question_after_one_value_as_it_stands(query, current):
     assert expected_answer(query).current is current
 
 
+@pytest.mark.parametrize(
+    ("query", "asked", "not_asked"),
+    [
+        ("How many mechanical sketches have I completed so far?", {"sketche"}, {"date"}),
+        ("How many hours of sleep do I get?", {"hour"}, {"sleep"}),
+        ("When is my portfolio review?", {"date"}, set()),
+        ("When did she move to Rome?", set(), {"date"}),  # a past event's day does not change
+        ("How long do I spend on my warm-ups?", {"minute", "hour"}, {"$"}),
+        ("What budget have I set for the new phone?", {"$", "€"}, set()),
+        ("What is the target percentage increase for our output?", {"%"}, set()),
+        ("What score did I get on the quiz?", {"/"}, set()),
+        ("¿Cuándo es mi revisión?", {"date"}, set()),
+        ("What is the login API response time?", set(), {"date", "$"}),
+        ("What would you suggest for my portfolio?", set(), {"date"}),  # advice: no value
+    ],
+)
+def test_what_a_question_asks_the_value_of(query, asked, not_asked):
+    measures = expected_answer(query).measures
+    assert asked <= measures
+    assert not (not_asked & measures)
+    if not asked:
+        assert measures == frozenset()
+
+
 def test_a_memory_that_can_answer_the_question_scores_for_it(personas, remember):
     named = remember("Montse Vidal does my tax return now.", tags=["person"])
     dated = remember("We sold the flat in Leeds.", occurred=Happened(timezone.now().date(), "day"))

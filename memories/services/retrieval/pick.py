@@ -100,13 +100,13 @@ def newer_versions(candidates: list[Candidate], asked: frozenset[str] = frozense
     outdate each other).
 
     When the question says what it asks the value of (``asked``, ``answers.asked_measures``:
-    "How many sketches…", "When is my review…"), that value decides: two close messages
-    (cosine ≥ ``VERSION_FLOOR``) that both give it are versions of it when the newer gives
-    it another value, whether or not it says so ("I've completed 3 sketches" → "I've
-    completed 5 sketches by March 15"); one that does not give it is no version of one that
-    does, whatever else they measure ("25 documents uploaded on April 9" is not outdated by
-    "I confirmed the upload on October 29" for "How many documents…"). Where neither gives
-    it, or the question does not say, the rules below.
+    "How many sketches…", "When is my review…"), that value decides where both messages
+    give it: two close messages (cosine ≥ ``VERSION_FLOOR``) are versions of it when the
+    newer gives it another value, whether or not it says so ("I've completed 3 sketches" →
+    "I've completed 5 sketches by March 15"); and such a version goes before one the rules
+    below find ("25 documents uploaded on April 9": "30 documents uploaded" before "I've now
+    confirmed the upload on October 29", for "How many documents…"). Otherwise, or when the
+    question does not say, the rules below.
 
     The newer's message must say it changes something ("now", "moved to", "increased to",
     "ora", "ahora": ``UPDATE_CUES``). Then either of:
