@@ -596,6 +596,11 @@ def test_what_kind_of_answer_a_question_asks_for(query, tags, when, categories):
         ("Have I completed any sigma notation problems before?", False),
         ("What is the best way to cut my grocery spending?", False),
         ("How should I plan the review?", False),
+        # Several values put together: a sum, a span, a difference.
+        ("How many problems have I completed in total across both courses?", False),
+        ("How many days passed between the move and the mediation?", False),
+        ("How many days after the promotion did I apply for the course?", False),
+        ("How much have I cut my grocery spending overall?", False),
     ],
 )
 def test_a_question_after_one_value_as_it_stands(query, current):

@@ -57,13 +57,22 @@ _ADVICE = re.compile(
 )
 # A question after one value as it stands ("How much do I spend on groceries?", "When is
 # my review?", "What is the API's response time?", "Quanto spendo…?", "¿Cuándo es…?"), not
-# a list, a summary, how things went or advice: its newer version goes first (pick).
+# a list, a summary, how things went, several values put together (``_SEVERAL``) or
+# advice: its newer version goes first (pick).
 _VALUE = re.compile(
     rf"{_LEAD}(?:how (?:many|much|long|often|fast|far|big|large|old|high|low)\b|when\b"
     r"|what(?:'s| is| are| was| were)\b|(?:what|which) (?:\w+ ){1,3}"
     r"(?:did|do|does|is|are|was|were|have|has|am)\b"
     r"|quant[oaie]\b|quando\b|qual(?:e|i)?\b|che (?:\w+ ){1,3}(?:ho|hai|ha|e|sono)\b"
     r"|cuant[oa]s?\b|cuando\b|cual(?:es)?\b|que (?:\w+ ){1,3}(?:he|has|ha|es|son)\b)"
+)
+# Several values put together: a sum, a span, a difference ("How many problems have I
+# completed in total across…", "How many days passed between…", "How much have I saved
+# overall…"): every version counts, none is the one that stands.
+_SEVERAL = re.compile(
+    r"\b(?:in total|total|across|between|overall|altogether|combin\w*|in all|difference|passed"
+    r"|elapsed|in tutto|totale|complessiv\w*|differenza|en total|entre|diferencia)\b"
+    r"|\bhow (?:many|much) (?:\w+ ){0,2}(?:after|before|since)\b"
 )
 # What a question after one value asks the value of, named as ``stated_quantities`` names
 # what a statement measures: the words after "how many" ("How many mechanical sketches
@@ -149,7 +158,7 @@ def expected_answer(query: str) -> Expected:
     if when:
         tags += ("date",)
     categories = _ADVICE_CATEGORIES if _ADVICE.search(folded) else ()
-    current = not categories and bool(_VALUE.search(folded))
+    current = not categories and bool(_VALUE.search(folded)) and not _SEVERAL.search(folded)
     if not (tags or categories or current):
         return NOTHING
     measures = asked_measures(folded) if current else frozenset()
