@@ -538,3 +538,28 @@ def test_what_a_statement_measures(text, measures):
     """A number counts the word after it (singular), a currency, a share, a score out of a
     total or a day; grammar ("to 5 in") is not a measure."""
     assert stated_quantities(text) == {unit: frozenset(v) for unit, v in measures.items()}
+
+
+@pytest.mark.parametrize(
+    ("text", "whole", "apart"),
+    [
+        (
+            "I'm trying to deploy my detection app on an EC2 instance by June 25, 2024, and I "
+            "prefer lightweight Alpine-based containers for faster deployment.",
+            "by June 25, 2024",
+            "I prefer lightweight Alpine-based containers",
+        ),
+        (
+            "I'm trying to set up a real-time chat app using Node.js and Socket.io, and I want "
+            "to add error handling for multiple users.",
+            "using Node.js and Socket.io",
+            "I want to add error handling",
+        ),
+    ],
+)
+def test_a_clause_is_not_split_before_a_part_that_says_nothing_alone(text, whole, apart):
+    """ "June 25" without its year, "Socket.io" without its app: the sentence splits at the
+    "and" that begins the next statement, not at the comma or "and" before them."""
+    contents = [c.content for c in extract(text, source="chat", observed_at=OBSERVED_AT)]
+    assert any(whole in c for c in contents), contents
+    assert any(c.startswith(apart) and whole not in c for c in contents), contents

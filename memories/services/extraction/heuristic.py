@@ -146,7 +146,11 @@ def _is_statement(text: str, language: str) -> bool:
 
 
 def _clauses(sentence: str, language: str) -> list[tuple[str, bool]]:
-    """(clause, lifted out of a question) pairs of one sentence."""
+    """(clause, lifted out of a question) pairs of one sentence. A joint splits where what
+    comes before it is a statement and so is what comes after, up to the next joint: "by
+    June 25, 2024, and I prefer…" and "using Node.js and Socket.io, and I want…" are not
+    split before "2024" or "Socket.io", whose part says nothing alone, but at the "and" that
+    follows."""
     if "?" in sentence or "¿" in sentence:
         return [(part, True) for part in told_in_question(sentence, language)]
     folded = match_form(sentence)
@@ -154,7 +158,10 @@ def _clauses(sentence: str, language: str) -> list[tuple[str, bool]]:
         return [(sentence, False)]  # "first…, then…" is one procedure
     for joint in islice(cues.CONJUNCTION.finditer(sentence), MAX_JOINTS):
         left, right = sentence[: joint.start()], sentence[joint.end() :]
-        if _is_statement(left, language) and _is_statement(right, language):
+        if not (_is_statement(left, language) and _is_statement(right, language)):
+            continue
+        after = cues.CONJUNCTION.search(right)
+        if after is None or _is_statement(right[: after.start()], language):
             return [(left, False), *_clauses(right, language)]
     return [(sentence, False)]
 
