@@ -67,11 +67,13 @@ _VALUE = re.compile(
     r"|cuant[oa]s?\b|cuando\b|cual(?:es)?\b|que (?:\w+ ){1,3}(?:he|has|ha|es|son)\b)"
 )
 # Several values put together: a sum, a span, a difference ("How many problems have I
-# completed in total across…", "How many days passed between…", "How much have I saved
-# overall…"): every version counts, none is the one that stands.
+# completed in total across…", "How much total did I pay in fees for…", "How many days
+# passed between…", "How much have I saved overall…"): every version counts, none is the
+# one that stands. A total is nearly always a sum of what was said ("What is the total
+# frame latency…" is the exception that reads one value).
 _SEVERAL = re.compile(
-    r"\b(?:in total|total|across|between|overall|altogether|combin\w*|in all|difference|passed"
-    r"|elapsed|in tutto|totale|complessiv\w*|differenza|en total|entre|diferencia)\b"
+    r"\b(?:total|across|between|overall|altogether|combin\w*|in all|difference|passed"
+    r"|elapsed|in tutto|totale|complessiv\w*|differenza|entre|diferencia)\b"
     r"|\bhow (?:many|much) (?:\w+ ){0,2}(?:after|before|since)\b"
 )
 # What a question after one value asks the value of, named as ``stated_quantities`` names
@@ -98,6 +100,10 @@ DURATION_UNITS = frozenset(
 )
 # Any score out of a total ("4/5", "6/7": stated_quantities names it "/5", "/7").
 SCORE = "/"
+# Where what "how many" counts ends: "How many sketches have I…", "How many hours do you…".
+_PRONOUNS = frozenset(
+    ["i", "you", "he", "she", "we", "they", "me", "my", "your", "his", "her", "our", "their"]
+)
 
 
 def asked_measures(folded: str) -> frozenset[str]:
@@ -120,11 +126,6 @@ def asked_measures(folded: str) -> frozenset[str]:
     if _PLANNED_DAY.search(folded):
         asked.add("date")
     return frozenset(asked)
-
-
-_PRONOUNS = frozenset(
-    ["i", "you", "he", "she", "we", "they", "me", "my", "your", "his", "her", "our", "their"]
-)
 
 
 # What advice must honour: the memories of these categories answer it. A constraint was

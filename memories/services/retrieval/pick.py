@@ -161,7 +161,7 @@ def newer_versions(candidates: list[Candidate], asked: frozenset[str] = frozense
             and numbers[newer.id] != numbers[older.id]
         )
 
-    def before(newer: Candidate, other: Candidate) -> bool:
+    def goes_first(newer: Candidate, other: Candidate) -> bool:
         """Of two newer versions of one memory, whether ``newer`` goes first: one that
         gives the value asked before one that does not, then the one said next. The version
         that followed is the one that answers for the older; a later one is the newer's own
@@ -174,7 +174,7 @@ def newer_versions(candidates: list[Candidate], asked: frozenset[str] = frozense
     found: dict = {}
     for older, newer in pairs:
         if outdates(newer, older) and (
-            older.id not in found or before(newer, said[found[older.id]])
+            older.id not in found or goes_first(newer, said[found[older.id]])
         ):
             found[older.id] = newer.id
     return found
