@@ -5,6 +5,7 @@ from contextlib import contextmanager
 from datetime import date, timedelta
 from pathlib import Path
 
+import factory
 import pytest
 import time_machine
 from django.db import connection
@@ -643,6 +644,33 @@ def test_a_memory_that_can_answer_the_question_scores_for_it(personas, remember)
     assert answer_scores("Who does her tax return?") == {named.pk: 1, dated.pk: 0, plain.pk: 0}
     assert answer_scores("When did they sell the flat?") == {named.pk: 0, dated.pk: 1, plain.pk: 0}
     assert set(answer_scores("What about her tax return?").values()) == {0}
+
+
+def test_advice_asked_finds_the_standing_instruction_beyond_the_nearest(personas):
+    """Asked for help, the client's standing instruction on the subject is a candidate
+    however many memories are nearer to the question, in meaning and in words: here fifty
+    worksheets. Ranking cannot return what is not a candidate: with the advice component
+    weighed heavily, the instruction comes first."""
+    factories.MemoryFactory.create_batch(
+        50,
+        client=personas.client,
+        category="event",
+        content=factory.Sequence(
+            lambda n: f"I found the distance between the points (4, 7) and (1, 3) on worksheet {n}."
+        ),
+    )
+    instruction = factories.MemoryFactory.create(
+        client=personas.client,
+        category="preference",
+        content="Always show each step when I ask about distance formulas.",
+    )
+    memories_reembed()
+    asked = "How do I find the distance between the points (4, 7) and (1, 3)?"
+    weights = ranking_weights() | {"advice": 1.0}
+    hits = memories_search(
+        client=personas.client, query=asked, k=10, weights=weights, record_access=False
+    )
+    assert hits[0].memory.pk == instruction.pk
 
 
 def test_advice_asked_finds_what_the_client_prefers_before_what_happened(personas, remember):

@@ -298,6 +298,8 @@ class Memory(models.Model):
             models.Index(fields=["tenant", "client", "tier", "-created_at"]),
             models.Index(fields=["tenant", "client", "status", "kind"]),
             models.Index(fields=["client", "content_hash"]),
+            # A search that asks for advice reads the client's preferences (few) by these.
+            models.Index(fields=["client", "category"], name="memory_client_category"),
             models.Index(
                 fields=["client", "attribute"], condition=~Q(attribute=""), name="memory_attribute"
             ),

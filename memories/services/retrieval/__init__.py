@@ -2,8 +2,10 @@
 
 Candidates come from indexes only: the client's nearest vectors (pgvector HNSW with
 iterative scan, or the (space, client) b-tree for small clients: the planner picks by
-statistics) and full-text matches (GIN on the folded, stemmed ``search_vector``). The
-union, a few times ``k``, is then scored with configurable weights:
+statistics) and full-text matches (GIN on the folded, stemmed ``search_vector``), and,
+when the question asks for advice, the client's nearest preferences (standing instructions
+included), however many other memories are nearer. The union, a few times ``k``, is then
+scored with configurable weights:
 
     score = Σ weight × component − Σ weight × penalty − weight_redundancy × redundancy
 

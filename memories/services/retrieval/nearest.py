@@ -90,3 +90,30 @@ def nearest_exact(search: Search, space: EmbeddingSpace, where: Sql, pool: int) 
         where=where,
         pool=pool,
     )
+
+
+# How many of the client's memories of the categories a question asks for join the
+# candidates (``answering``): a client has tens of preferences, not thousands.
+ANSWERING_POOL = 10
+
+
+def answering(search: Search, space: EmbeddingSpace, where: Sql, pool: int) -> Sql:
+    """The client's memories of the categories the question asks for, nearest first:
+    asked for advice ("How do I find the distance between (4, 7) and (1, 3)?"), the
+    standing instruction that answers it ("Always provide step-by-step calculations when I
+    ask about distance formulas") is a candidate however many statements about distances
+    are nearer. Read through the (client, category) index and compared one by one: a
+    client has few of them."""
+    return sql(
+        "SELECT id FROM (SELECT d.id FROM (SELECT m.id, e.vector <=> {against}::vector "
+        "AS distance FROM memories_memory m JOIN memories_memoryembedding e "
+        "ON e.memory_id = m.id AND e.space_id = {space} WHERE m.client_id = {client} "
+        "AND m.category = ANY({categories}::varchar[]) AND {where} OFFSET 0) d "
+        "ORDER BY d.distance LIMIT {pool}) answering",
+        against=AGAINST,
+        space=space.pk,
+        client=search.client.pk,
+        categories=list(search.expected.categories),
+        where=where,
+        pool=pool,
+    )

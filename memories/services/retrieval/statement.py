@@ -11,6 +11,8 @@ from memories.conf import setting
 from memories.models import EmbeddingSpace, Memory, Status, vector_literal
 from memories.services.retrieval.nearest import (
     AGAINST,
+    ANSWERING_POOL,
+    answering,
     distance,
     nearest_exact,
     nearest_filtered,
@@ -123,7 +125,9 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
     events it rests on, and ``short``; best first.
 
     Candidates, ``max(4k, 40)`` of each kind: the client's nearest vectors (HNSW; the
-    connection sets ``hnsw.iterative_scan``) and its best full-text matches (GIN).
+    connection sets ``hnsw.iterative_scan``) and its best full-text matches (GIN); and,
+    when the question asks for advice, the nearest ``ANSWERING_POOL`` of the client's
+    memories of the categories that answer it (``nearest.answering``).
 
     The quick statement (``thorough=False``, default filters only) finds the nearest
     vectors the way a bare nearest-neighbour query does and keeps the live ones; every row
@@ -155,6 +159,8 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
             ctes += nearest_then_live(search, space, where, pool)
             sources.append(Sql("SELECT id FROM nearest"))
             short = short_of_live(search, space, SELECTION_DEPTH * search.k)
+        if search.expected.categories:
+            sources.append(answering(search, space, where, ANSWERING_POOL))
     if search.words:
         ctes += text_ctes(
             client=search.client.pk,
