@@ -86,6 +86,7 @@ def test_every_hit_explains_its_score(personas, remember):
         "advice",
         "window",
         "early",
+        "scope",
         "past",
         "outdated",
         "redundancy",

@@ -18,7 +18,9 @@ instructions included, and the question asks the assistant for advice or help: "
 would you suggest…", "can you help me…"), window (it happened in the days the question
 names, "in April 2022", "last week": a soft window, and those words are taken out of the
 query's vector and words, and so out of the floor), early (it was said before the other
-candidates, when the question asks how things began: "when I first…", "initially").
+candidates, when the question asks how things began: "when I first…", "initially"),
+scope (a standing instruction names what it is for, "when I ask about distance formulas",
+and the question is about that: the share of those words it has; ``scope.py``).
 What a question says about the conversation rather than its subject ("can you give me a
 summary of…", "throughout our conversations") is not searched for at all (``framing.py``).
 
@@ -56,6 +58,7 @@ from memories.services.retrieval.answers import expected_answer
 from memories.services.retrieval.floor import Floor, Relevance
 from memories.services.retrieval.framing import unframed
 from memories.services.retrieval.pick import CONTENT_HASH, ID, Candidate, Hit, select
+from memories.services.retrieval.scope import scoped
 from memories.services.retrieval.statement import (
     COMPONENTS,
     SCORED_COLUMNS,
@@ -89,6 +92,7 @@ DEFAULT_WEIGHTS = {
     "speaker": 0.10,
     "answer": 0.05,
     "advice": 0.10,
+    "scope": 0.10,
     "window": 0.10,
     "early": 0.10,
     "past": 0.05,
@@ -170,7 +174,7 @@ def memories_search(
             window=window,
             beginning=asks_beginning(topic),
         )
-        rows = _scored_candidates(search)
+        rows = scoped(_scored_candidates(search), topic, weights.get("scope", 0.0))
         hits = select(
             rows,
             weights,

@@ -75,9 +75,11 @@ class Candidate:
     columns: tuple  # SCORED_COLUMNS
     said: dict = field(default_factory=dict)  # id → cosine of their messages, the same pairs
     events: frozenset = frozenset()  # the events it rests on
+    scope: float = 0.0  # the share of its scope the question is in (``scope.py``)
 
     def hit(self, score: float, redundancy: float, *, outdated: bool = False) -> Hit:
         scores = {name: round(v, 4) for name, v in zip(COMPONENTS, self.components, strict=True)}
+        scores["scope"] = round(self.scope, 4)
         scores["outdated"] = 1.0 if outdated else 0.0
         scores["redundancy"] = round(redundancy, 4)
         memory = Memory.from_db(connection.alias, SCORED_COLUMNS, self.columns)
