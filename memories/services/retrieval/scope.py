@@ -18,11 +18,10 @@ from dataclasses import replace
 from django.db import connection
 
 from memories.models import Memory
-from memories.services.extraction.vocabulary import GRAMMAR_WORDS
-from memories.services.extraction.wording import stem
+from memories.services.extraction.wording import stem, wording
 from memories.services.retrieval.pick import Candidate
 from memories.services.retrieval.statement import SCORED_COLUMNS
-from memories.text import QUERY_WORD, fold
+from memories.text import fold
 
 # The clause that names the scope, on folded text, in English, Italian and Spanish, up to
 # the end of the clause: "when(ever) I ask (you) about…", "when asking about…", "if we talk
@@ -45,28 +44,24 @@ _SCOPE = re.compile(
 
 # Words a scope holds that say nothing of its subject: "anything", "things", "details".
 _SAYS_NOTHING = frozenset(
-    {
-        *("anything", "something", "things", "stuff", "topics", "topic", "questions"),
-        *("question", "details", "detail", "cose", "qualcosa", "argomenti", "domande"),
-        *("cosas", "algo", "temas", "preguntas"),
-    }
+    stem(word)
+    for group in (
+        ("anything", "something", "things", "stuff", "topics", "questions", "details"),
+        ("cose", "qualcosa", "argomenti", "domande", "cosas", "algo", "temas", "preguntas"),
+    )
+    for word in group
 )
 
 
 def scope_words(content: str) -> frozenset[str]:
-    """The stems of what an instruction says it is for; empty when it names no scope."""
+    """The stems of what an instruction says it is for (its content words, as the jobs
+    that compare statements read them); empty when it names no scope."""
     found = _SCOPE.search(fold(content))
-    if not found:
-        return frozenset()
-    return frozenset(
-        stem(word)
-        for word in QUERY_WORD.findall(found.group("scope"))
-        if len(word) > 2 and word not in GRAMMAR_WORDS and word not in _SAYS_NOTHING
-    )
+    return wording(found.group("scope")).words - _SAYS_NOTHING if found else frozenset()
 
 
 def query_stems(query: str) -> frozenset[str]:
-    return frozenset(stem(word) for word in QUERY_WORD.findall(fold(query)))
+    return wording(query).words
 
 
 def in_scope(scope: frozenset[str], asked: frozenset[str]) -> float:
