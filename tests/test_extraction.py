@@ -221,9 +221,13 @@ def test_a_preference_said_as_a_noun_is_a_preference(text, attribute):
         ("D'ora in poi rispondi in modo breve.", False),
         ("Dammi sempre le cifre esatte.", False),
         ("Non usare mai il gergo tecnico.", True),
+        ("Quando ti chiedo dei fondi, indica sempre le commissioni.", False),
+        ("Ogni volta che parliamo di tasse, non usare mai il gergo.", True),
         ("Siempre incluye un ejemplo de código cuando pregunto sobre async.", False),
         ("De ahora en adelante, responde con ejemplos.", False),
         ("Nunca uses jerga técnica.", True),
+        ("Cuando te pregunte por impuestos, dame siempre la fecha límite.", False),
+        ("Cada vez que hablemos de la hipoteca, nunca uses jerga.", True),
     ],
 )
 def test_a_standing_instruction_is_a_preference_keyed_by_nothing(text, negated):
@@ -245,6 +249,8 @@ def test_a_standing_instruction_is_a_preference_keyed_by_nothing(text, negated):
         "Ho sempre amato il jazz.",
         "Da sempre lavoro in banca.",
         "Siempre he querido viajar a Japón.",
+        "Quando parliamo di tasse, sono sempre nervoso.",
+        "Cuando hablo con mi hermano, siempre discutimos.",
     ],
 )
 def test_always_and_never_in_a_report_are_no_instruction(text):

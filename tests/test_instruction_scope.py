@@ -72,3 +72,29 @@ def test_an_instruction_comes_back_with_the_questions_it_is_for(encrypted):
     assert hits[0].memory.content.startswith("Always use 24-hour time")
     assert [h.scores["scope"] for h in hits] == [1.0, 0, 0, 0]
     assert {h.scores["scope"] for h in search("Who designs the new logo?")} <= {0}
+
+
+@pytest.mark.django_db
+def test_an_instruction_said_scope_first_is_scoped_in_italian_and_spanish():
+    """An instruction said scope first ("Quando ti chiedo dei fondi, indica sempre…") is
+    stored as one, so the question it is for finds it in scope."""
+    tenant = tenant_create(slug="scoped-it-es", name="Scoped", encrypted=False)
+    user = factories.UserFactory.create(username="supervisor")
+    factories.MembershipFactory.create(tenant=tenant, user=user, role=Role.SUPERVISOR)
+    ingest_corpus(
+        user=user,
+        tenant=tenant,
+        corpus=[
+            "Quando ti chiedo dei fondi, indica sempre le commissioni.",
+            "Cuando te pregunte por impuestos, dame siempre la fecha límite.",
+        ],
+    )
+    client = tenant.clients.get()
+    for query, opening in (
+        ("Quali fondi mi consigli per la pensione?", "Quando ti chiedo dei fondi"),
+        ("¿Cuántos impuestos pago este año?", "Cuando te pregunte por impuestos"),
+    ):
+        hits = memories_search(client=client, query=query, k=2, record_access=False)
+        assert hits[0].memory.content.startswith(opening)
+        assert hits[0].memory.category == "preference"
+        assert hits[0].scores["scope"] == 1.0

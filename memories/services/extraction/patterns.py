@@ -230,6 +230,11 @@ _ANSWER_IT_INF = _any(
     "usar includer aggiunger dar fornir risponder scriver mostrar metter spiegar indicar "
     "elencar ricordar inserir mandar inviar citar riportar"
 )
+# "Quando ti chiedo dei fondi, indica sempre le commissioni": the scope first, as in English.
+_WHEN_I_ASK_IT = (
+    r"\b(?:quando|ogni volta che)\s(?:ti\s)?(?:chiedo|chiediamo|domando|parlo|parliamo|scrivo)"
+    rf"\b[^,]*,\s(?:{_PLEASE_IT}\s)?"
+)
 _MY_DATA_IT = _any("compleanno indirizzo numero stipendio reddito email mail pensione patrimonio")
 _NOT_A_DUTY_IT = _any("andare scappare dire ammettere chiedere chiederle pensarci riattaccare")
 _PLAN_IT = _any(
@@ -271,6 +276,8 @@ IT: tuple[Rule, ...] = (
     _r("preference", rf"{_PLEASE_IT}(?=.*?\bsempre\b)", "verb"),
     _r("preference", rf"^(?:{_PLEASE_IT}\s)?{_ANSWER_IT}(?:mi|ci)?\ssempre\b", "verb free"),
     _r("preference", rf"^(?:{_PLEASE_IT}\s)?non\s{_ANSWER_IT_INF}(?:e|mi|ci)\smai\b", "neg verb free"),
+    _r("preference", rf"{_WHEN_I_ASK_IT}(?:sempre\s(?={_ANSWER_IT})|{_ANSWER_IT}(?:mi|ci)?\ssempre\b)", "verb free"),
+    _r("preference", rf"{_WHEN_I_ASK_IT}non\s{_ANSWER_IT_INF}(?:e|mi|ci)\smai\b", "neg verb free"),
     _r("preference", r"^(?:d'ora|da ora|da adesso)\sin\s(?:poi|avanti),?\s", "verb free"),
     _r("preference", rf"\bnon\s(?:gli|le)\s{_LIKE_IT}\b|\b(?:odia|detesta|non sopporta)\b|\bnon\s(?:vuole|vogliono)\b", "neg 3rd"),
     _r("preference", rf"\b(?:preferisce|preferiscono)\b|\b(?:gli|le)\s{_LIKE_IT}\b", "3rd"),
@@ -334,6 +341,13 @@ _ANSWER_ES = _any(
     "recuerdame envia envies manda mandes cita menciona"
 )
 
+# "Cuando te pregunte por impuestos, dame siempre la fecha límite": the scope first.
+_WHEN_I_ASK_ES = (
+    r"\b(?:cuando|cada vez que)\s(?:te\s)?"
+    r"(?:pregunte|pregunto|preguntemos|hable|hablo|hablemos|hablamos|escriba|escribo)"
+    r"\b[^,]*,\s(?:por favor,?\s)?"
+)
+
 # fmt: off
 ES: tuple[Rule, ...] = (
     _r("decision", r"\b(?:he|hemos)\s(?:ya\s|finalmente\s)?(?:decidido|elegido|optado)\b", "obj"),
@@ -359,6 +373,8 @@ ES: tuple[Rule, ...] = (
     _r("preference", r"\bnunca\s(?=[a-z]+o\b)", "neg verb"),
     _r("preference", rf"^(?:por favor,?\s)?(?:siempre\s{_ANSWER_ES}|{_ANSWER_ES}\ssiempre)\b", "verb free"),
     _r("preference", rf"^(?:por favor,?\s)?nunca\s{_ANSWER_ES}\b", "neg verb free"),
+    _r("preference", rf"{_WHEN_I_ASK_ES}(?:siempre\s(?={_ANSWER_ES})|{_ANSWER_ES}\ssiempre\b)", "verb free"),
+    _r("preference", rf"{_WHEN_I_ASK_ES}nunca\s(?={_ANSWER_ES})", "neg verb free"),
     _r("preference", r"^(?:de ahora en adelante|a partir de ahora|en adelante),?\s", "verb free"),
     _r("preference", r"\b(?:confio|confiamos)\sen\b"),
     _r("preference", rf"\bno\s(?:me|nos)\s(?:{_LIKE_ES}|fio de)\b", "neg"),
