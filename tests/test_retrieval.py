@@ -90,6 +90,7 @@ def test_every_hit_explains_its_score(personas, remember):
         "past",
         "outdated",
         "redundancy",
+        "aspect",
     }
     assert hit.scores["semantic"] > 0.5
     assert hit.scores["text"] > 0

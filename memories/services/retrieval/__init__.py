@@ -23,6 +23,9 @@ scope (a standing instruction names what it is for, "when I ask about distance f
 and the question is about that: the share of those words it has; ``scope.py``).
 What a question says about the conversation rather than its subject ("can you give me a
 summary of…", "throughout our conversations") is not searched for at all (``framing.py``).
+A question about several things at once ("the filing fees and the medical exam") is
+searched for each of them too, and each one's best memory has a place in the answer
+(``aspects.py``).
 
 A penalty: past (a plan or deadline whose day has gone by: still found, a little lower).
 Redundancy penalises a candidate by its similarity to those already chosen (greedy, like
@@ -55,6 +58,7 @@ from memories.selectors.memory import EVIDENCE_SQL, evidence_grouped
 from memories.services.embedding import providers as embeddings
 from memories.services.embedding import spaces
 from memories.services.retrieval.answers import expected_answer
+from memories.services.retrieval.aspects import with_aspects
 from memories.services.retrieval.floor import Floor, Relevance
 from memories.services.retrieval.framing import unframed
 from memories.services.retrieval.pick import CONTENT_HASH, ID, Candidate, Hit, select
@@ -149,38 +153,11 @@ def memories_search(
         # What it says about the conversation ("can you give me a summary of…", "throughout
         # our conversations") is not what it asks about (framing.py).
         topic = unframed(query)
-        # The days it asks about weigh through the window component: in a vector they would
-        # pull every statement that names a date closer, whatever it says; among the words
-        # they would count against every memory that does not spell the date out.
-        window, undated = query_window(topic, now)
-        # Names match by their words (and the speaker component); in a vector they would only
-        # pull every statement of that person closer, whatever it says.
-        speakers, unnamed = named_speakers(client, undated)
-        space, vector = _query_vector(client, unnamed) if weights.get("semantic") else (None, None)
-        words, blind_readings = _query_words(client.tenant, undated)
-        search = Search(
-            client=client,
-            space=space,
-            vector=vector,
-            words=words,
-            speakers=speakers,
-            expected=expected_answer(unnamed),
-            text_config=client.tenant.language,
-            filters=filters,
-            weights=weights,
-            now=now,
-            k=k,
-            blind_readings=blind_readings,
-            window=window,
-            beginning=asks_beginning(topic),
-        )
-        rows = scoped(_scored_candidates(search), topic, weights.get("scope", 0.0))
-        hits = select(
-            rows,
-            weights,
+        hits = with_aspects(
+            _ranked(client, topic, k, filters, weights, now),
+            topic,
+            lambda aspect: _ranked(client, aspect, 1, filters, weights, now),
             k,
-            newer_first=search.expected.current and not search.beginning,
-            asked=search.expected.measures,
         )
         if budget_chars is not None:
             hits = packed(hits, budget_chars)
@@ -188,6 +165,46 @@ def memories_search(
             _answer_complete(client, hits, now, record_access=record_access, evidence=with_evidence)
         traces.record_search(span, tenant=client.tenant, query=query, k=k, hits=hits)
     return hits
+
+
+def _ranked(
+    client, topic: str, k: int, filters: Filters, weights: dict, now: datetime
+) -> list[Hit]:
+    """The ``k`` best memories for ``topic`` (the question without what it says about the
+    conversation), before packing and before the reads are logged."""
+    # The days it asks about weigh through the window component: in a vector they would
+    # pull every statement that names a date closer, whatever it says; among the words
+    # they would count against every memory that does not spell the date out.
+    window, undated = query_window(topic, now)
+    # Names match by their words (and the speaker component); in a vector they would only
+    # pull every statement of that person closer, whatever it says.
+    speakers, unnamed = named_speakers(client, undated)
+    space, vector = _query_vector(client, unnamed) if weights.get("semantic") else (None, None)
+    words, blind_readings = _query_words(client.tenant, undated)
+    search = Search(
+        client=client,
+        space=space,
+        vector=vector,
+        words=words,
+        speakers=speakers,
+        expected=expected_answer(unnamed),
+        text_config=client.tenant.language,
+        filters=filters,
+        weights=weights,
+        now=now,
+        k=k,
+        blind_readings=blind_readings,
+        window=window,
+        beginning=asks_beginning(topic),
+    )
+    rows = scoped(_scored_candidates(search), topic, weights.get("scope", 0.0))
+    return select(
+        rows,
+        weights,
+        k,
+        newer_first=search.expected.current and not search.beginning,
+        asked=search.expected.measures,
+    )
 
 
 def named_speakers(client, query: str) -> tuple[tuple[str, ...], str]:
