@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from memories.models import Role
 from memories.services.retrieval import memories_search
 from memories.services.retrieval.aspects import aspects
-from memories.services.tenancy.encryption import tenant_create
-from tests.support import factories
-from tests.support.encryption import ingest_corpus
+from tests.support.encryption import client_who_said
 
 
 @pytest.mark.parametrize(
@@ -59,7 +56,7 @@ def test_each_thing_a_question_lists_has_a_place_in_the_answer(encrypted):
     """Asked about two costs at once, the answer holds the statement about the second,
     which a dozen statements about the first outrank for the whole question; and the first
     results are the same at every ``k``."""
-    client = _client_who_said(
+    client = client_who_said(
         "I paid the USCIS filing fee of 535 dollars for the I-130 petition.",
         "The USCIS filing fee for the I-485 was 1,140 dollars.",
         "The I-765 work permit filing with USCIS cost me 260 dollars.",
@@ -91,15 +88,6 @@ def test_each_thing_a_question_lists_has_a_place_in_the_answer(encrypted):
 
 @pytest.mark.django_db
 def test_nonsense_listed_is_still_answered_with_nothing():
-    client = _client_who_said("The civil surgeon charged me 220 dollars for the medical exam.")
+    client = client_who_said("The civil surgeon charged me 220 dollars for the medical exam.")
     question = "Which volcanic glaciers and submarine orchestras did the penguins audit?"
     assert memories_search(client=client, query=question, k=10, record_access=False) == []
-
-
-def _client_who_said(*statements: str, encrypted: bool = False):
-    """The one client of a new tenant, once its events ``statements`` are ingested."""
-    tenant = tenant_create(slug="aspects", name="Aspects", encrypted=encrypted)
-    user = factories.UserFactory.create(username="supervisor")
-    factories.MembershipFactory.create(tenant=tenant, user=user, role=Role.SUPERVISOR)
-    ingest_corpus(user=user, tenant=tenant, corpus=list(statements))
-    return tenant.clients.get()

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from memories.models import Role
 from memories.services.retrieval import memories_search, ranking_weights
 from memories.services.retrieval.scope import in_scope, query_stems, scope_words
-from memories.services.tenancy.encryption import tenant_create
-from tests.support import factories
-from tests.support.encryption import ingest_corpus
+from tests.support.encryption import client_who_said
 
 
 @pytest.mark.parametrize(
@@ -47,7 +44,7 @@ def test_an_instruction_comes_back_with_the_questions_it_is_for(encrypted):
     """Asked about meeting times, the instruction for meeting schedules goes first, before
     the statements that share more of the question's words; asked about something else, no
     memory is in scope. A sealed tenant's instructions are read as a clear one's."""
-    client = _client_who_said(
+    client = client_who_said(
         "Always use 24-hour time format when I ask about meeting schedules.",
         "Always answer in a formal tone when I ask about invoices.",
         "Our next meeting with the design team is on Thursday at 3 pm.",
@@ -71,7 +68,7 @@ def test_an_instruction_comes_back_with_the_questions_it_is_for(encrypted):
 def test_an_instruction_said_scope_first_is_scoped_in_italian_and_spanish():
     """An instruction said scope first ("Quando ti chiedo dei fondi, indica sempre…") is
     stored as one, so the question it is for finds it in scope."""
-    client = _client_who_said(
+    client = client_who_said(
         "Quando ti chiedo dei fondi, indica sempre le commissioni.",
         "Cuando te pregunte por impuestos, dame siempre la fecha límite.",
     )
@@ -83,12 +80,3 @@ def test_an_instruction_said_scope_first_is_scoped_in_italian_and_spanish():
         assert hits[0].memory.content.startswith(opening)
         assert hits[0].memory.category == "preference"
         assert hits[0].scores["scope"] == 1.0
-
-
-def _client_who_said(*statements: str, encrypted: bool = False):
-    """The one client of a new tenant, once its events ``statements`` are ingested."""
-    tenant = tenant_create(slug="scoped", name="Scoped", encrypted=encrypted)
-    user = factories.UserFactory.create(username="supervisor")
-    factories.MembershipFactory.create(tenant=tenant, user=user, role=Role.SUPERVISOR)
-    ingest_corpus(user=user, tenant=tenant, corpus=list(statements))
-    return tenant.clients.get()

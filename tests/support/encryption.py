@@ -12,8 +12,11 @@ from datetime import UTC, datetime, timedelta
 
 from django.db import connection
 
+from memories.models import Role
+from memories.services.tenancy.encryption import tenant_create
 from memories.services.write.ingest import EventInput, events_ingest
 from memories.text import fold
+from tests.support import factories
 
 BASE = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 
@@ -66,6 +69,16 @@ def ingest_corpus(*, user, tenant, client="ana-7", corpus=CORPUS, session="s-1",
         for i, text in enumerate(corpus)
     ]
     return events_ingest(user=user, tenant=tenant, items=items)
+
+
+def client_who_said(*statements: str, slug: str = "said", encrypted: bool = False):
+    """The one client of a new tenant (clear or ``encrypted``), once its events
+    ``statements`` are ingested by a supervisor."""
+    tenant = tenant_create(slug=slug, name=slug.title(), encrypted=encrypted)
+    user = factories.UserFactory.create(username="supervisor")
+    factories.MembershipFactory.create(tenant=tenant, user=user, role=Role.SUPERVISOR)
+    ingest_corpus(user=user, tenant=tenant, corpus=list(statements))
+    return tenant.clients.get()
 
 
 def dump_database() -> str:
