@@ -152,15 +152,26 @@ MEMORYHUB_REPLICA_RETRY = float(env("MEMORYHUB_REPLICA_RETRY", "5"))
 # nearest-neighbour scan (one client's live memories) has its LIMIT rows, instead of
 # answering from the first ef_search candidates alone.
 # The read path's statements (memories.db.bound_cursor: parameters bound by the server)
-# are prepared once a connection has run one five times: a search then skips planning its
-# CTEs, about a fifth of its time (docs/decisions.md). Statements whose parameters Django
-# splices into the text are never prepared. 0 turns it off, for a pooler in transaction
-# mode that cannot keep a session's prepared statements (PgBouncer before 1.21).
+# are prepared once a connection has run one five times: a search then skips parsing and
+# rewriting them (docs/decisions.md). Statements whose parameters Django splices into the
+# text are never prepared. 0 turns it off, for a pooler in transaction mode that cannot
+# keep a session's prepared statements (PgBouncer before 1.21).
+# A prepared statement is still planned for its values each time (plan_cache_mode): the
+# generic plan PostgreSQL would otherwise settle on after five runs reads the full-text
+# branch for every client alike, and a small client's search took 8 times as long with it
+# (bench/search.py at 100 k memories: 56 against 6.7 ms).
 _prepare_threshold = int(env("MEMORYHUB_DB_PREPARE_THRESHOLD", "5"))
 for _database in DATABASES.values():
     _db_options = _database.setdefault("OPTIONS", {})
     _db_options["options"] = " ".join(
-        filter(None, [_db_options.get("options", ""), "-c hnsw.iterative_scan=relaxed_order"])
+        filter(
+            None,
+            [
+                _db_options.get("options", ""),
+                "-c hnsw.iterative_scan=relaxed_order",
+                "-c plan_cache_mode=force_custom_plan",
+            ],
+        )
     )
     _db_options.setdefault("prepare_threshold", _prepare_threshold or None)
 

@@ -424,6 +424,14 @@ def test_every_session_scans_hnsw_iteratively(db):
         assert cursor.fetchone() == ("relaxed_order",)
 
 
+def test_a_prepared_statement_is_planned_for_its_values(db):
+    """A generic plan reads the full-text branch for every client alike: a small client's
+    search took eight times as long with it (memoryhub/settings.py)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW plan_cache_mode")
+        assert cursor.fetchone() == ("force_custom_plan",)
+
+
 def _placed_around(query: str, memories: list) -> list:
     """Give ``memories`` vectors at growing distance from ``query``'s, nearest first."""
     import numpy as np
