@@ -34,6 +34,21 @@ from tests.support.encryption import client_who_said
             "¿Cuánto pagué por el seguro del coche y por la revisión del dentista?",
             ["¿Cuánto pagué por el seguro del coche", "por la revisión del dentista"],
         ),
+        # Two moments: the clause after the time word ends where the question's verb returns.
+        (
+            "How many days after I moved my dentist appointment did I book the car service?",
+            ["I moved my dentist appointment", "I book the car service"],
+        ),
+        (
+            "How many weeks before the piano recital was the rehearsal room booked?",
+            ["the piano recital", "the rehearsal room booked"],
+        ),
+        (
+            "Quanti giorni dopo il trasloco a Torino ho prenotato la visita dal dentista?",
+            ["il trasloco a Torino", "prenotato la visita dal dentista"],
+        ),
+        ("What did I cook after the long hike?", []),
+        ("Have I ever run a marathon before?", []),
         # A part that names nothing is no aspect ("May so far"), and one aspect is no list.
         ("How much did I spend on groceries in April and May so far?", []),
         ("What did my sister and I cook on Sunday?", []),

@@ -8,7 +8,8 @@ none: the statement about one of them can rank below ten that are about none in 
 
 The question is split where it lists things (a comma, "and", "or", "as well as", "e",
 "oppure", "y", …) into its aspects, the parts that name something (two content words or
-more). Each aspect is searched as a question of its own, and its best answer, when the
+more); "How many days after A did B?" names two moments, A and B, and each is an aspect
+too. Each aspect is searched as a question of its own, and its best answer, when the
 first results of the whole question do not hold it, takes a place just after them: after
 the whole question's first ``ASPECT_AFTER − aspects`` results (never fewer than
 ``ASPECT_KEEP``). A place, not a score: the whole question still decides everything else,
@@ -39,6 +40,14 @@ if TYPE_CHECKING:
 _LISTS = re.compile(
     r"\s*[,;]\s*(?:(?:and|or|e|ed|o|oppure|y|u)\s+)?"
     r"|\s+(?:and|or|as well as|versus|vs\.?|e|ed|o|oppure|nonché|y|u|así como)\s+",
+    re.IGNORECASE,
+)
+# "How many days after A did B?": two moments, A and B. The clause after the time word ends
+# where the question's own auxiliary comes ("did", "was"; "ho", "è"; "hemos", "fue", …).
+_MOMENTS = re.compile(
+    r"\s+(?:after|before|since|until|dopo|prima|finché|después|antes|desde|hasta)\s+"
+    r"(?P<first>.+?)\s+(?:did|was|were|had|has|have|do|does|will|is|are"
+    r"|ho|hai|ha|abbiamo|hanno|sono|è|era|hemos|han|había|fue|fui)\s+",
     re.IGNORECASE,
 )
 # An aspect names something: two words that are neither grammar, nor a pronoun, a time or
@@ -81,8 +90,16 @@ def aspects(question: str) -> list[str]:
         parts.append(question[start : found.start()])
         start = found.end()
     parts = [part.strip(" ?!.:") for part in [*parts, question[start:]]]
+    parts = [moment for part in parts for moment in _moments(part)]
     named = [part for part in parts if _names_something(part)]
     return named if 2 <= len(named) <= MOST_ASPECTS else []
+
+
+def _moments(part: str) -> list[str]:
+    found = _MOMENTS.search(part)
+    if not found:
+        return [part]
+    return [part[: found.start()], found["first"], part[found.end() :]]
 
 
 _NAME = re.compile(r"[^\W\d_a-z][^\W\d_]*(?:['’]s)?[?!.]*")
