@@ -45,23 +45,23 @@ def main() -> None:
 
     encoder = Encoder(str(MODEL / "model.onnx"), str(MODEL / "tokenizer.json"))
     questions = benchmarks.questions_here()
-    documents = _documents(questions)
+    documents = raw_documents(questions)
     figures: dict[str, dict[str, list[float]]] = {}
     ranking: dict[object, dict] = {}  # client → its retrievers, built once
     for qa in questions:
         ids, texts = documents[qa.client.pk]
         if qa.client.pk not in ranking:
             ranking[qa.client.pk] = rankers(texts, encoder)
-        results = {"memoryhub": _memoryhub(qa)}
+        results = {"memoryhub": memoryhub_ranked(qa)}
         for name, rank in ranking[qa.client.pk].items():
             results[f"raw {name}"] = [([ids[i]], texts[i]) for i in rank(qa.q)[:50]]
         for name, ranked in results.items():
             row = figures.setdefault(name, {})
-            row.setdefault("recall@10", []).append(_recall(qa.ev, ranked[:10]))
+            row.setdefault("recall@10", []).append(recall_of(qa.ev, ranked[:10]))
             row.setdefault("chars@10", []).append(sum(len(text) for _, text in ranked[:10]))
             for budget in args.budget:
                 row.setdefault(f"@{budget} chars", []).append(
-                    _recall(qa.ev, _within(ranked, budget))
+                    recall_of(qa.ev, _within(ranked, budget))
                 )
     columns = ["recall@10", "chars@10", *(f"@{b} chars" for b in args.budget)]
     print(f"{len(questions)} questions; recall of the evidence within each budget")
@@ -76,7 +76,7 @@ def main() -> None:
         print(f"{name:12}" + "".join(cells))
 
 
-def _documents(questions) -> dict:
+def raw_documents(questions) -> dict:
     """Per client: the raw documents the baselines rank (ids, texts), as their scripts make
     them."""
     clients = {qa.client.pk: qa.client for qa in questions}
@@ -100,7 +100,7 @@ def _documents(questions) -> dict:
     return out
 
 
-def _memoryhub(qa) -> list[tuple[list[str], str]]:
+def memoryhub_ranked(qa) -> list[tuple[list[str], str]]:
     from memories.services.retrieval import memories_search
 
     hits = memories_search(
@@ -121,7 +121,7 @@ def _within(ranked: list[tuple[list[str], str]], budget: int) -> list[tuple[list
     return taken
 
 
-def _recall(evidence: set[str], ranked: list[tuple[list[str], str]]) -> float:
+def recall_of(evidence: set[str], ranked: list[tuple[list[str], str]]) -> float:
     cited = {e for ids, _ in ranked for e in ids}
     return len(evidence & cited) / len(evidence)
 

@@ -98,7 +98,7 @@ class _Question:
     tokens: Callable[[str], set]  # the benchmark's own word splitter
     empty_covered: bool  # an evidence without content words counts as found in the text
     update: tuple | None = None  # BEAM: (new ids, old ids) of a knowledge update
-    kind: str = ""  # BEAM: the question's type
+    kind: str = ""  # BEAM: the question's type; LoCoMo: its category
 
 
 def open_database(data_dir: Path) -> None:
@@ -136,7 +136,8 @@ def _locomo(clients, benchmark_dir: Path) -> list[_Question]:
         text_of = {t["id"]: words(t["text"]) for t in turns_of(sample)}
         for qa in questions_of(sample, set(text_of)):
             # An evidence turn without content words counts as covered, as locomo_eval.py does.
-            found.append(_Question(client, qa["q"], set(qa["ev"]), text_of, words, True))
+            kind = f"category {qa['cat']}"
+            found.append(_Question(client, qa["q"], set(qa["ev"]), text_of, words, True, kind=kind))
     return found
 
 
@@ -208,7 +209,7 @@ def _figures(questions: list[_Question], weights: dict) -> str:
     out = " ".join(f"{statistics.mean(recall[k]):.3f}" for k in KS)
     out += f" {statistics.mean(text_recall):.3f} {int(statistics.median(chars)):5d}"
     out += f" {statistics.mean(ku):.3f}" if ku else ""
-    if by_kind:  # BEAM: recall@10 by question type, on a line of its own
+    if by_kind:  # recall@10 by question type (BEAM) or category (LoCoMo), on a line of its own
         out += "\n    " + " ".join(
             f"{kind[:12]} {statistics.mean(v):.3f}" for kind, v in sorted(by_kind.items())
         )
