@@ -572,6 +572,12 @@ ADVICE = ("preference",)
         ("When did Maria donate her car?", ("date",), True, ()),
         ("Quando si è trasferito a Lugano?", ("date",), True, ()),
         ("¿En qué mes no puede viajar?", ("date",), True, ()),
+        # A day asked for by name.
+        ("What is the deadline for the grant application?", ("date",), True, ()),
+        ("What deadline did I set for the first draft?", ("date",), True, ()),
+        ("Qual è la scadenza per la dichiarazione?", ("date",), True, ()),
+        ("¿Cuál es la fecha límite del proyecto?", ("date",), True, ()),
+        ("How many days between the sprint deadline and the launch?", (), False, ()),
         ("How much time does she spend sailing?", (), False, ()),
         ("¿Cuánto tiempo lleva en Madrid?", (), False, ()),
         ("Where does she live?", (), False, ()),
@@ -630,6 +636,7 @@ def test_a_question_after_one_value_as_it_stands(query, current):
         ("What is the target percentage increase for our output?", {"%"}, set()),
         ("What score did I get on the quiz?", {"/"}, set()),
         ("¿Cuándo es mi revisión?", {"date"}, set()),
+        ("What is the deadline for the grant application?", {"date"}, set()),
         ("What is the login API response time?", set(), {"date", "$"}),
         ("What would you suggest for my portfolio?", set(), {"date"}),  # advice: no value
     ],

@@ -27,8 +27,15 @@ _LEAD = r"^\W*(?:(?:and|but|so|e|ma|y|pero)\s+)?"
 # A preposition may come first: "With whom…", "A chi…", "¿Con quién…?".
 _PREPOSITION = r"(?:(?:with|to|for|from|by|of|con|a|di|da|per|de|para|por)\s+)?"
 _PERSON = re.compile(rf"{_LEAD}{_PREPOSITION}(?:who|whom|whose|chi|quien|quienes)\b")
+# A day asked for by name: "What is the deadline for…", "What deadline did I set…", "By
+# when…", "Qual è la scadenza…", "¿Cuál es la fecha límite…?".
+_DEADLINE = (
+    r"\b(?:what|which)(?: is| was| are| were)?(?: the| my| our)? (?:deadline|due date)s?\b"
+    r"|\bby when\b|\b(?:quale|qual e|quali)(?: sono)? (?:la |le )?scadenz[ae]\b"
+    r"|\bcual(?:es)? (?:es |son )?(?:la |las |el |los )?(?:fechas? limites?|plazos?)\b"
+)
 _WHEN = re.compile(
-    rf"{_LEAD}(?:since |until |till )?when\b"
+    rf"{_DEADLINE}|{_LEAD}(?:since |until |till )?when\b"
     r"|\bwhat (?:date|day|year|month)\b|\bin (?:what|which) (?:year|month)\b"
     r"|\b(?:da |fino a )?quando\b|\bin (?:che|quale) (?:anno|mese|giorno|data)\b"
     r"|\b(?:desde |hasta )?cuando\b|\ben (?:que|cual) (?:ano|mes|dia|fecha)\b"
@@ -91,7 +98,7 @@ _DURATION = re.compile(r"\bhow long\b|\bhow much time\b|\bquanto tempo\b|\bcuant
 _SHARE = re.compile(r"%|\bper ?cent(?:age)?\b|\bpercentuale\b|\bporcentaje\b")
 _SCORE_ASKED = re.compile(r"\b(?:score[sd]?|grades?|marks?|punteggio|voto|puntuacion|nota)\b")
 _PLANNED_DAY = re.compile(
-    rf"{_LEAD}when (?:is|are|will|am|do|does)\b|\bwhat (?:date|day) (?:is|are|will)\b"
+    rf"{_DEADLINE}|{_LEAD}when (?:is|are|will|am|do|does)\b|\bwhat (?:date|day) (?:is|are|will)\b"
     r"|\bquando (?:e|sono|sara|saranno)\b|\bcuando (?:es|son|sera|seran)\b"
 )
 MONEY_UNITS = frozenset(["$", "€", "£", "chf", "eur", "usd", "gbp", "dollar", "euro", "pound"])
