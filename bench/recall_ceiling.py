@@ -17,12 +17,15 @@ or category (LoCoMo):
 
 A target far above ``hindsight`` asks for a retriever of another kind, not a better
 weighting of these; evidence in none of their first 50 is what no ranking of these
-candidates finds. Nothing is written; it needs ``pip install rank-bm25``.
+candidates finds. ``--show N`` prints N of those (a fixed sample) with their questions, to
+read whether the message answers what was asked. Nothing is written; it needs
+``pip install rank-bm25``.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 from pathlib import Path
@@ -37,6 +40,7 @@ DEPTH = 50
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data_dir", type=Path)
+    parser.add_argument("--show", type=int, default=0, help="print N evidence none ranks")
     args = parser.parse_args()
     benchmarks.open_database(args.data_dir)
     sys.path.insert(0, str(shared.BEAM_DIR))
@@ -49,6 +53,7 @@ def main() -> None:
     documents = shared.raw_documents(questions)
     ranking: dict[object, dict] = {}  # client → its raw retrievers, built once
     rows: dict[str, list[tuple[dict[str, float], float]]] = {}
+    unranked: list[tuple[str, str, str]] = []  # (kind, question, evidence text)
     for qa in questions:
         ids, texts = documents[qa.client.pk]
         if qa.client.pk not in ranking:
@@ -59,6 +64,8 @@ def main() -> None:
         at_10 = {name: shared.recall_of(qa.ev, ranked[:10]) for name, ranked in results.items()}
         found = {e for ranked in results.values() for ids, _ in ranked[:DEPTH] for e in ids}
         missed = len(qa.ev - found) / len(qa.ev)
+        text = dict(zip(ids, texts, strict=True))
+        unranked += [(qa.kind, qa.q, text.get(e, "")) for e in sorted(qa.ev - found)]
         for group in ("all", qa.kind):
             rows.setdefault(group, []).append((at_10, missed))
     print(f"{len(questions)} questions; recall@10, the best of the four per question, and the")
@@ -73,6 +80,10 @@ def main() -> None:
         cells.append(f"{statistics.mean(max(r.values()) for r, _ in found_rows):>11.3f}")
         cells.append(f"{statistics.mean(m for _, m in found_rows):>11.3f}")
         print(f"{group[:26]:26}" + "".join(cells))
+    for kind, question, evidence in random.Random(26).sample(
+        unranked, min(args.show, len(unranked))
+    ):
+        print(f"\n[{kind}] {question}\n    evidence: {' '.join(evidence.split())[:300]}")
 
 
 if __name__ == "__main__":
