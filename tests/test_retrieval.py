@@ -17,8 +17,10 @@ from memories.services.embedding.reembed import memories_reembed
 from memories.services.extraction.time_expressions import Happened
 from memories.services.retrieval import Filters, memories_search, ranking_weights
 from memories.services.retrieval.answers import expected_answer
+from memories.services.retrieval.statement import CANDIDATE_POOL
 from memories.services.retrieval.window import asks_beginning
 from tests.support import factories
+from tests.support.encryption import client_who_said
 
 pytestmark = pytest.mark.django_db
 
@@ -246,6 +248,29 @@ def test_the_answer_does_not_depend_on_how_many_results_are_asked_for(personas, 
     assert memories_search(client=personas.client, query=nothing, k=50) == []
 
 
+def test_a_client_of_many_memories_gets_the_same_first_answers_at_every_k():
+    """Past the candidates a small search reads: one client who said everything the
+    English clients of the evaluation set said (hundreds of memories), asked their
+    questions. The answer at k=10 is how the answer at k=50 begins, and the answer at k=5
+    how the answer at k=10 begins."""
+    data = json.loads(CONVERSATIONS.read_text(encoding="utf-8"))["clients"]
+    english = [c for c in data if c["language"] == "en"]
+    client = client_who_said(
+        *(e["content"] for c in english for s in c["sessions"] for e in s["events"]),
+        slug="many",
+    )
+    assert client.memories.count() > 200
+
+    def answer(query, k):
+        return [h.memory.pk for h in memories_search(client=client, query=query, k=k)]
+
+    for query in [q["query"] for c in english for q in c["questions"]]:
+        five, ten, fifty = answer(query, 5), answer(query, 10), answer(query, 50)
+        assert ten[: len(five)] == five, query
+        assert fifty[: len(ten)] == ten, query
+        assert bool(fifty) is bool(ten), query  # nor does a larger k turn nothing into some
+
+
 def test_a_date_in_the_question_narrows_the_answer(personas, remember):
     april = remember(
         "Adopted a puppy from the shelter.", occurred=Happened(date(2022, 4, 12), "day")
@@ -432,8 +457,9 @@ def test_a_prepared_statement_is_planned_for_its_values(db):
         assert cursor.fetchone() == ("force_custom_plan",)
 
 
-def _placed_around(query: str, memories: list) -> list:
-    """Give ``memories`` vectors at growing distance from ``query``'s, nearest first."""
+def _placed_around(query: str, memories: list, step: float = 0.02, first: float = 0.05) -> list:
+    """Give ``memories`` vectors at growing distance from ``query``'s, nearest first: the
+    first ``first`` off it, each one after ``step`` further."""
     import numpy as np
 
     from memories.services.embedding.providers import get_chain
@@ -444,7 +470,7 @@ def _placed_around(query: str, memories: list) -> list:
         for rank, memory in enumerate(memories):
             noise = rng.standard_normal(anchor.shape)
             noise -= noise.dot(anchor) * anchor  # orthogonal: the cosine is set by the rank
-            vector = anchor + (0.05 + 0.02 * rank) * noise / np.linalg.norm(noise)
+            vector = anchor + (first + step * rank) * noise / np.linalg.norm(noise)
             vector /= np.linalg.norm(vector)
             cursor.execute(
                 "UPDATE memories_memoryembedding SET vector = %s::vector WHERE memory_id = %s",
@@ -496,20 +522,21 @@ def _searches_run(ctx) -> int:
     return sum(q["sql"].startswith("WITH query_vector") for q in ctx.captured_queries)
 
 
-@pytest.mark.parametrize(("not_live", "statements"), [(76, 2), (10, 1)])
+@pytest.mark.parametrize(("not_live", "statements"), [(CANDIDATE_POOL + 76, 2), (10, 1)])
 def test_the_nearest_live_memories_are_found_however_many_near_ones_are_gone(
     personas, not_live, statements
 ):
-    """The usual search reads its pool (40) of nearest vectors and keeps the live ones;
-    when fewer than the pick looks at (30) are live it searches again, filtering as it
-    scans. Either way the answer is the nearest live memories, and only the answer's reads
-    are logged."""
+    """The usual search reads its pool (CANDIDATE_POOL) of nearest vectors and keeps the
+    live ones; when fewer than the pick looks at (30) are live it searches again, filtering
+    as it scans. Either way the answer is the nearest live memories, and only the answer's
+    reads are logged."""
     memories = [
         factories.MemoryFactory.create(client=personas.client, content=f"Item number {n} on file.")
-        for n in range(100)
+        for n in range(CANDIDATE_POOL + 100)
     ]
     memories_reembed()
-    _placed_around("where does she sail", memories)
+    # None so near another that it repeats it, the furthest still near the question.
+    _placed_around("where does she sail", memories, step=0.005, first=0.4)
     Memory.objects.filter(pk__in=[m.pk for m in memories[:not_live]]).update(status="superseded")
     memories_search(client=personas.client, query="warm up", record_access=False)
     with CaptureQueriesContext(connection) as ctx:
@@ -546,7 +573,7 @@ def test_an_hnsw_scan_that_gives_up_early_is_searched_again(personas):
         hits = memories_search(
             client=personas.client,
             query="where does she sail",
-            k=11,
+            k=10,
             record_access=False,
             weights=_NEAREST_FIRST,
         )

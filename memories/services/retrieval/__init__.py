@@ -26,6 +26,8 @@ summary of…", "throughout our conversations") is not searched for at all (``fr
 A question about several things at once ("the filing fees and the medical exam") is
 searched for each of them too, and each one's best memory has a place in the answer
 (``aspects.py``).
+The first ``FIRST_RESULTS`` (10) are the same at every ``k``: the search for a larger
+``k`` only adds to the search for ten (``_stable``).
 
 A penalty: past (a plan or deadline whose day has gone by: still found, a little lower).
 Redundancy penalises a candidate by its similarity to those already chosen (greedy, like
@@ -154,7 +156,7 @@ def memories_search(
         # our conversations") is not what it asks about (framing.py).
         topic = unframed(query)
         hits = with_aspects(
-            _ranked(client, topic, k, filters, weights, now),
+            _stable(client, topic, k, filters, weights, now),
             topic,
             lambda aspect: _ranked(client, aspect, 1, filters, weights, now),
             k,
@@ -165,6 +167,27 @@ def memories_search(
             _answer_complete(client, hits, now, record_access=record_access, evidence=with_evidence)
         traces.record_search(span, tenant=client.tenant, query=query, k=k, hits=hits)
     return hits
+
+
+# The first results of every search are its answer at this k: asked for fewer, a client
+# gets the first of them; asked for more, the rest follow them.
+FIRST_RESULTS = 10
+
+
+def _stable(
+    client, topic: str, k: int, filters: Filters, weights: dict, now: datetime
+) -> list[Hit]:
+    """The ``k`` best memories for ``topic``, the first ``FIRST_RESULTS`` of them the same
+    at every ``k``. The pick looks deeper for a larger ``k`` (``SELECTION_DEPTH`` × k rows),
+    and deeper it may choose otherwise among the first: a search for 50 would not begin as
+    the search for 10 does. So those are the search for 10, and a larger ``k`` adds what
+    its own search ranks next."""
+    first = _ranked(client, topic, FIRST_RESULTS, filters, weights, now)
+    if k <= FIRST_RESULTS or not first:
+        return first[:k]
+    taken = {hit.memory.pk for hit in first}
+    more = _ranked(client, topic, k, filters, weights, now)
+    return first + [hit for hit in more if hit.memory.pk not in taken][: k - len(first)]
 
 
 def _ranked(

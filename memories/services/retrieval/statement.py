@@ -70,9 +70,13 @@ def canonicity_sql(status_column: str) -> str:
     return f"CASE {status_column} {cases} ELSE 0.2 END::float8"
 
 
-# The relevance floor weighs this many of the nearest candidates: the pool of a search of
-# up to 10 results, whatever k is.
+# The relevance floor weighs this many of the nearest candidates, whatever k is.
 FLOOR_POOL = 40
+# Candidates of each kind a search reads at least (4k beyond k = 20). A pool of 4k (40 for
+# a search of ten) left out candidates that rank among the first ten when more are read:
+# recall@10 of a search for ten, BEAM 0.647 → 0.649, LoCoMo 0.778 → 0.782; 200 gained no
+# more (docs/decisions.md).
+CANDIDATE_POOL = 80
 # Rows scored in SQL; the redundancy-aware selection looks only this deep (× k).
 SELECTION_DEPTH = 3
 # Below this cosine two memories do not repeat each other at all.
@@ -124,10 +128,10 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
     to it (cosine ≥ CLOSE_FLOOR) among the best ``SELECTION_DEPTH × k``, the ids of the
     events it rests on, and ``short``; best first.
 
-    Candidates, ``max(4k, 40)`` of each kind: the client's nearest vectors (HNSW; the
-    connection sets ``hnsw.iterative_scan``) and its best full-text matches (GIN); and,
-    when the question asks for advice, the nearest ``ANSWERING_POOL`` of the client's
-    memories of the categories that answer it (``nearest.answering``).
+    Candidates, ``max(4k, CANDIDATE_POOL)`` of each kind: the client's nearest vectors
+    (HNSW; the connection sets ``hnsw.iterative_scan``) and its best full-text matches
+    (GIN); and, when the question asks for advice, the nearest ``ANSWERING_POOL`` of the
+    client's memories of the categories that answer it (``nearest.answering``).
 
     The quick statement (``thorough=False``, default filters only) finds the nearest
     vectors the way a bare nearest-neighbour query does and keeps the live ones; every row
@@ -138,7 +142,7 @@ def candidates_statement(search: Search, *, thorough: bool) -> tuple[str, list]:
     Each part below returns its text with its parameters (``Sql``): the statement's
     parameters are in the order its text names them, whatever the parts.
     """
-    pool = max(4 * search.k, FLOOR_POOL)
+    pool = max(4 * search.k, CANDIDATE_POOL)
     where = filter_sql(search.filters, search.now)
     ctes: list[Sql] = []
     sources: list[Sql] = []
