@@ -583,6 +583,36 @@ def test_an_hnsw_scan_that_gives_up_early_is_searched_again(personas):
     assert _searches_run(ctx) == 2
 
 
+def test_a_larger_k_begins_with_the_answer_for_ten(personas):
+    """A search for more looks deeper before it picks (3k rows): for 50 it would see a
+    message the search for ten does not, and put it second, ahead of the other sentences of
+    the first one's message. The answer for 50 still begins with the answer for ten."""
+    message = factories.EventFactory.create(client=personas.client)
+    first = factories.MemoryFactory.create(client=personas.client, content="Sentence 0 of it.")
+    sentences = [first] + [
+        factories.MemoryFactory.create(client=personas.client, content=f"Sentence {n} of it.")
+        for n in range(1, 3 * 10)
+    ]
+    for memory in sentences:
+        factories.EvidenceFactory.create(memory=memory, event=message)
+    other = factories.MemoryFactory.create(client=personas.client, content="Another message.")
+    factories.EvidenceFactory.create(memory=other)
+    memories_reembed()
+    # Nearest first, all of them within the same_event penalty of one another.
+    _placed_around("where does she sail", [*sentences, other], step=0.003, first=0.3)
+
+    def answer(k):
+        hits = memories_search(
+            client=personas.client, query="where does she sail", k=k, weights=_NEAREST_FIRST
+        )
+        return [h.memory.pk for h in hits]
+
+    ten, fifty = answer(10), answer(50)
+    assert ten == [m.pk for m in sentences[:10]]
+    assert fifty[:10] == ten
+    assert fifty[10] == other.pk  # the deeper search's next best
+
+
 ADVICE = ("preference",)
 
 
