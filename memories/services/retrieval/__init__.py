@@ -46,7 +46,6 @@ module runs it, makes the pick, and logs the reads with the evidence in one more
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime
 
 from django.db import connection
@@ -63,6 +62,7 @@ from memories.services.retrieval.answers import expected_answer
 from memories.services.retrieval.aspects import with_aspects
 from memories.services.retrieval.floor import Floor, Relevance
 from memories.services.retrieval.framing import unframed
+from memories.services.retrieval.names import named_speakers, without_client
 from memories.services.retrieval.pick import CONTENT_HASH, ID, Candidate, Hit, select
 from memories.services.retrieval.scope import scoped
 from memories.services.retrieval.statement import (
@@ -201,7 +201,7 @@ def _ranked(
     window, undated = query_window(topic, now)
     # Names match by their words (and the speaker component); in a vector they would only
     # pull every statement of that person closer, whatever it says.
-    speakers, unnamed = named_speakers(client, undated)
+    speakers, unnamed = named_speakers(client, without_client(client, undated))
     space, vector = _query_vector(client, unnamed) if weights.get("semantic") else (None, None)
     words, blind_readings = _query_words(client.tenant, undated)
     search = Search(
@@ -228,30 +228,6 @@ def _ranked(
         newer_first=search.expected.current and not search.beginning,
         asked=search.expected.measures,
     )
-
-
-def named_speakers(client, query: str) -> tuple[tuple[str, ...], str]:
-    """The client's speakers the query names (lower case, as the statement compares them),
-    and the query without their names ("When did Maria donate her car?" → Maria, and
-    "When did donate her car?")."""
-    known = [s for s in getattr(client, "speakers", None) or () if s]
-    if not known:
-        return (), query
-    parts = {fold(part): s for s in known for part in QUERY_WORD.findall(s) if len(part) > 1}
-    named: dict[str, None] = {}
-
-    def drop(match: re.Match) -> str:
-        speaker = parts.get(fold(match.group(1)))
-        if speaker is None:
-            return match.group(0)
-        named[speaker.casefold()] = None
-        return ""
-
-    unnamed = _NAME_IN_QUERY.sub(drop, query)
-    return tuple(named), re.sub(r"\s{2,}", " ", unnamed).strip() if named else query
-
-
-_NAME_IN_QUERY = re.compile(r"\b(\w{2,})(?:'s|’s)?\b")
 
 
 def _query_words(tenant, query: str) -> tuple[str, tuple[tuple[str, str, int], ...] | None]:
