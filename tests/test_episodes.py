@@ -123,6 +123,21 @@ def test_a_statement_is_kept_with_whom_it_is_about_and_when_it_happened(
         ("Ci trasferiamo a Lugano entro marzo.", date(2024, 3, 1), MONTH, "2024-04-01"),
         ("I have a dentist appointment next Friday.", date(2024, 3, 8), DAY, "2024-03-09"),
         ("Yesterday I sold the car.", date(2024, 3, 2), DAY, None),
+        # Spans ahead said roughly, in fortnights, as time left to do something, and days
+        # of the month said as deadlines, in the three languages.
+        ("The move should happen in about four months.", date(2024, 7, 3), DAY, "2024-07-04"),
+        ("The policy renews in a fortnight.", date(2024, 3, 17), DAY, "2024-03-18"),
+        ("Nos vemos dentro de quince días, en Úbeda.", date(2024, 3, 18), DAY, "2024-03-19"),
+        ("Tengo diez días para pagar el depósito.", date(2024, 3, 13), DAY, "2024-03-14"),
+        ("Ho una quindicina di giorni per decidere.", date(2024, 3, 18), DAY, "2024-03-19"),
+        ("La rata del mutuo scade il 15.", date(2024, 3, 15), DAY, "2024-03-16"),
+        ("El seguro vence el día 2.", date(2024, 4, 2), DAY, "2024-04-03"),
+        # A deadline of someone else's is still a deadline: dated, and past once gone by.
+        ("My daughter's school fees are due on 20 March.", date(2024, 3, 20), DAY, "2024-03-21"),
+        # An appointment proposed as a question is a plan told.
+        ("¿Quedamos dentro de tres semanas?", date(2024, 3, 24), DAY, "2024-03-25"),
+        # Gone, not ahead: "è andato in pensione a gennaio" is January past.
+        ("Mio marito è andato in pensione a gennaio.", None, "", None),
     ],
 )
 def test_dates_as_said(post_event, content, occurred, precision, past_from):
@@ -163,10 +178,33 @@ def test_dates_as_said(post_event, content, occurred, precision, past_from):
         "Hey there!",
         "Buonasera a tutti!",
         "¡Buenas, chicos!",
+        # A name said to the listener is no statement, before a greeting or after thanks.
+        "Álvaro, buenos días.",
+        "Gracias, Elena. Hasta la próxima.",
     ],
 )
 def test_small_talk_yields_nothing(post_event, content):
     assert post_event(content, speaker="user")["memories"] == []
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "¿Cómo prefiere que le contacte?",
+        "Ci sono ambiti in cui preferisce non investire?",
+        "La casa è di proprietà?",
+        "And how would you like to receive your statements?",
+    ],
+)
+def test_an_advisors_question_yields_nothing(post_event, content):
+    """What the advisor asks, the client answers: the question itself says nothing of the
+    client (a question of the client's own about their affairs is kept)."""
+    assert post_event(content, speaker="advisor")["memories"] == []
+
+
+def test_an_advisor_proposing_a_day_is_kept(post_event):
+    answer = post_event("Shall we meet next Tuesday at ten?", speaker="advisor", days_ago=0)
+    assert [m["content"] for m in answer["memories"]] == ["Shall we meet next Tuesday at ten?"]
 
 
 def test_a_greeting_before_a_statement_is_left_out_of_it(post_event):

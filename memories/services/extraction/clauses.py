@@ -330,13 +330,17 @@ def strip_clause(text: str) -> str:
     return stripped.strip().rstrip(",;:\u2014\u2013- ").strip()
 
 
-def told_in_question(sentence: str, language: str) -> list[str]:
+def told_in_question(sentence: str, language: str, *, own: bool = True) -> list[str]:
     """What a sentence that ends in a question tells: the parts before it that do not ask
-    ("I moved last month, can you update my address?"), and the question itself (from its
-    first asking part) when it states a preference: "how can I use my preference for
-    digital tools to plan the meeting?" is still said."""
+    ("I moved last month, can you update my address?"), and, when the speaker asks of
+    their own affairs (``own``: not an advisor asking the client), the question itself
+    (from its first asking part) when it states a preference: "how can I use my preference
+    for digital tools to plan the meeting?" is still said; "how would you like to be
+    contacted?" asked by the advisor is not."""
     parts = question_parts(sentence)
     told = [part for part, _, asks in parts if part.strip() and not asks]
+    if not own:
+        return told
     question = sentence[next(start for _, start, asks in parts if asks) :].strip()
     match = classify(match_form(strip_clause(question)), language)
     if match is not None and match.category == "preference":

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from datetime import UTC, datetime
 
 from memories.services.extraction import patterns as cues
 from memories.services.extraction.clauses import STOPWORDS, question_parts
@@ -30,6 +31,7 @@ from memories.services.extraction.time_expressions import (
     looks_ahead,
     resolve_time,
     resolve_when,
+    still_ahead,
 )
 from memories.services.extraction.vocabulary import REACTION_WORDS, SENTIMENT_WORDS
 from memories.text import clean
@@ -84,7 +86,8 @@ def informative_part(sentence: str, *, own_questions: bool = True) -> str:
         question = text[next(start for _, start, asks in parts if asks) :]
         kept = [part.strip() for part, _, asks in parts if part.strip() and not asks]
         # The speaker's own question is kept whole, with what led to it.
-        text = text if own_questions and _own_affairs(question) else ", ".join(kept)
+        asked = _proposes_a_day(question) or (own_questions and _own_affairs(question))
+        text = text if asked else ", ".join(kept)
     if cues.ACKNOWLEDGEMENTS.match(match_form(text)) or cues.GREETING.match(match_form(text)):
         return ""
     # What is left once the formulas (thanks, see you, long time no see…) are set aside.
@@ -97,7 +100,33 @@ def informative_part(sentence: str, *, own_questions: bool = True) -> str:
         if (w.isdigit() or len(w) > 1) and w not in STOPWORDS and w not in REACTION_WORDS
     ]
     # "I love it!" is a reaction; "I love hiking" tells something.
-    return clean(text) if set(telling) - SENTIMENT_WORDS else ""
+    if not set(telling) - SENTIMENT_WORDS:
+        return ""
+    # What is left is names alone ("Álvaro, buenos días.", "Gracias, Elena."): said to the
+    # listener, not of anything.
+    if len(telling) <= _NAMES_ALONE and set(telling) <= _capitalised(text):
+        return ""
+    return clean(text)
+
+
+# A greeting's names: at most this many words, each written with a capital.
+_NAMES_ALONE = 3
+
+
+def _capitalised(text: str) -> set[str]:
+    """The (folded) words of ``text`` written with a capital."""
+    return {match_form(w) for w in re.findall(r"\b(?-i:[A-ZÀ-Þ])[\w'-]*", text)}
+
+
+def _proposes_a_day(question: str) -> bool:
+    """The question puts a day ahead ("¿quedamos dentro de tres semanas?", "shall we meet
+    next Tuesday?", "ci vediamo lunedì?"): an appointment proposed is a plan told."""
+    folded = match_form(question)
+    return resolve_time(folded, _ANY_DAY).target is not None
+
+
+# Any day will do to tell whether a question names one ahead of it.
+_ANY_DAY = datetime(2000, 1, 3, tzinfo=UTC)
 
 
 def _own_affairs(question: str) -> bool:
@@ -116,7 +145,7 @@ def _own_affairs(question: str) -> bool:
     )
 
 
-def _untyped(sentence: Sentence) -> list[str]:
+def _untyped(sentence: Sentence, own_questions: bool = True) -> list[str]:
     """What a sentence tells that no typed candidate holds: the sentence's informative part
     when it yields none; else what is left around the candidates' clauses, each stretch kept
     when it says something of its own (``_REST_WORDS`` content words; the question that
@@ -125,7 +154,8 @@ def _untyped(sentence: Sentence) -> list[str]:
     can you help?" the goal is typed, and the rest kept: "I need help with my batch job …
     but since I've never customized the pipeline"."""
     if not sentence.candidates:
-        return [part] if (part := informative_part(sentence.text)) else []
+        part = informative_part(sentence.text, own_questions=own_questions)
+        return [part] if part else []
     rest = sentence.text
     for candidate in sentence.candidates:
         if candidate.content not in rest:
@@ -175,12 +205,16 @@ def told(sentences: list[Sentence]) -> list[Sentence]:
     return out
 
 
-def episodes(sentences: list[Sentence], *, language: str, observed_at) -> list[Candidate]:
+def episodes(
+    sentences: list[Sentence], *, language: str, observed_at, own_questions: bool = True
+) -> list[Candidate]:
     """The episodic memories of an event: what its sentences tell that no typed candidate
-    holds (``_untyped``), joined in order (cut into pieces of at most MAX_EPISODE)."""
+    holds (``_untyped``), joined in order (cut into pieces of at most MAX_EPISODE).
+    ``own_questions`` off (an advisor asking the client): a question is kept only when it
+    proposes a day."""
     pieces: list[list[str]] = [[]]
     for sentence in sentences:
-        for part in _untyped(sentence):
+        for part in _untyped(sentence, own_questions):
             if pieces[-1] and len(" ".join([*pieces[-1], part])) > MAX_EPISODE:
                 pieces.append([])
             pieces[-1].append(part[: MAX_EPISODE * 2])
@@ -190,6 +224,8 @@ def episodes(sentences: list[Sentence], *, language: str, observed_at) -> list[C
             continue
         content = " ".join(piece)
         folded = match_form(content)
+        time = resolve_time(folded, observed_at)
+        occurred = resolve_when(folded, observed_at, ahead=looks_ahead(folded, time))
         out.append(
             Candidate(
                 content=content,
@@ -197,14 +233,11 @@ def episodes(sentences: list[Sentence], *, language: str, observed_at) -> list[C
                 category="event",
                 confidence=CONFIDENCE,
                 importance=IMPORTANCE,
-                expires_at=None,
+                # A plan or a deadline told as it is said is past once its day has gone by.
+                expires_at=time.until if still_ahead(occurred, observed_at) else None,
                 language=language,
                 tags=tuple(sorted({e["type"] for e in spot_entities(content)})),
-                occurred=resolve_when(
-                    folded,
-                    observed_at,
-                    ahead=looks_ahead(folded, resolve_time(folded, observed_at)),
-                ),
+                occurred=occurred,
             )
         )
     return out

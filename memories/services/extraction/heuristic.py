@@ -145,14 +145,14 @@ def _is_statement(text: str, language: str) -> bool:
     return match is not None and match.category != "request"
 
 
-def _clauses(sentence: str, language: str) -> list[tuple[str, bool]]:
+def _clauses(sentence: str, language: str, own: bool = True) -> list[tuple[str, bool]]:
     """(clause, lifted out of a question) pairs of one sentence. A joint splits where what
     comes before it is a statement and so is what comes after, up to the next joint: "by
     June 25, 2024, and I prefer…" and "using Node.js and Socket.io, and I want…" are not
     split before "2024" or "Socket.io", whose part says nothing alone, but at the "and" that
     follows."""
     if "?" in sentence or "¿" in sentence:
-        return [(part, True) for part in told_in_question(sentence, language)]
+        return [(part, True) for part in told_in_question(sentence, language, own=own)]
     folded = match_form(sentence)
     if any(p.search(folded) for patterns in cues.PROCEDURES.values() for p in patterns):
         return [(sentence, False)]  # "first…, then…" is one procedure
@@ -162,7 +162,7 @@ def _clauses(sentence: str, language: str) -> list[tuple[str, bool]]:
             continue
         after = cues.CONJUNCTION.search(right)
         if after is None or _is_statement(right[: after.start()], language):
-            return [(left, False), *_clauses(right, language)]
+            return [(left, False), *_clauses(right, language, own)]
     return [(sentence, False)]
 
 
@@ -198,8 +198,12 @@ def read(
         return "en", []
     language = detect_language(text)
     seen: set[str] = set()
+    # An advisor's question asks the client: what it asks is not said.
+    own = speaker_role(who) != "staff"
     sentences = [
-        Sentence(s, () if listing else _read(s, language, who, source, observed_at, seen), listing)
+        Sentence(
+            s, () if listing else _read(s, language, who, source, observed_at, seen, own), listing
+        )
         for part, listing in split_listings(text)
         for s in split_sentences(part)
     ]
@@ -207,14 +211,20 @@ def read(
 
 
 def _read(
-    sentence: str, language: str, who: str, source: str, observed_at: datetime, seen: set[str]
+    sentence: str,
+    language: str,
+    who: str,
+    source: str,
+    observed_at: datetime,
+    seen: set[str],
+    own: bool = True,
 ) -> tuple[Candidate, ...]:
     """The candidates of one sentence, but those an earlier sentence of the event gave
     (``seen`` holds their content hashes)."""
     if len(sentence) > MAX_SENTENCE:
         return ()
     found: list[Candidate] = []
-    for clause, from_question in _clauses(sentence, language):
+    for clause, from_question in _clauses(sentence, language, own):
         candidate = _candidate(strip_clause(clause), language, who, source, observed_at)
         if candidate and (key := content_hash(candidate.content)) not in seen:
             seen.add(key)
@@ -304,7 +314,11 @@ def _candidate(
     expires_at = None
     if operational:
         expires_at = max(observed_at + OPERATIONAL_TTL, time.until or observed_at)
-    elif kind != "decision" and category in _DATED and still_ahead(occurred, observed_at):
+    elif (
+        kind != "decision"
+        and (category in _DATED or (category not in _UNDATED and ahead))
+        and still_ahead(occurred, observed_at)
+    ):
         expires_at = time.until  # past from the end of the furthest day it names
 
     hedged = bool(cues.HEDGES.search(folded))
@@ -333,8 +347,11 @@ def _candidate(
 
 # Said of what is still to come, whatever the tense: its day is the next one so named.
 _AHEAD = frozenset({"goal", "constraint"})
-# What becomes past once its day has gone by.
+# What becomes past once its day has gone by; and, of the rest, what never does however it
+# is said: a fact or a relationship said of a day ahead ("my daughter's fees are due on 20
+# December", "I retire in June") is a plan or a deadline, and goes by too.
 _DATED = frozenset({"goal", "constraint", "event"})
+_UNDATED = frozenset({"preference", "procedural"})
 
 # How the client is served from now on, even when asked for ("write to me in English"); a
 # time asked for is one appointment, not a standing preference.

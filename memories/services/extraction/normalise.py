@@ -153,12 +153,16 @@ WEEKDAYS = {
 _NUMBER_NAMES = (
     "zero cero|a an one un uno una un'|two due dos|three tre tres|four quattro cuatro|"
     "five cinque cinco|six sei seis|seven sette siete|eight otto ocho|nine nove nueve|"
-    "ten dieci diez|eleven undici once|twelve dodici doce"
+    "ten dieci diez|eleven undici once|twelve dodici doce|thirteen tredici trece|"
+    "fourteen quattordici catorce|fifteen quindici quince|sixteen sedici dieciseis|"
+    "seventeen diciassette diecisiete|eighteen diciotto dieciocho|nineteen diciannove "
+    "diecinueve|twenty venti veinte"
 )
 # Number words, en/it/es (one table for every reader of quantities), to their value.
 NUMBER_WORDS = {
     **{word: n for n, names in enumerate(_NUMBER_NAMES.split("|")) for word in names.split()},
     **dict.fromkeys(["a couple of", "un paio di", "un par de"], 2),
+    **dict.fromkeys(["thirty", "trenta", "treinta"], 30),
 }
 # Of those, the ones that are also articles ("a car", "un figlio"): one, but rarely a count.
 ARTICLES = frozenset(["a", "an", "un", "uno", "una", "un'"])

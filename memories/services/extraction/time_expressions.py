@@ -42,11 +42,36 @@ _UNITS = {
     **dict.fromkeys(["year", "years", "anno", "anni", "ano", "anos"], "y"),
     **dict.fromkeys(["hour", "hours", "ora", "ore", "hora", "horas"], "h"),
 }
+# A fortnight is two weeks; "una quindicina di giorni", "una quincena" about as long.
+_FORTNIGHT = {"fortnight": 14, "fortnights": 28, "quindicina di giorni": 15, "quincena": 15}
 _UNIT = alternation(_UNITS)
+# "about", "circa", "unos": a span said roughly is still its day.
+_ROUGHLY = (
+    r"(?:(?:about|around|roughly|some|approximately|just over|just under|circa|piu o meno"
+    r"|all'incirca|appena|unos|unas|aproximadamente|cerca de|alrededor de|apenas)\s)?"
+)
+# "a few days", "qualche giorno", "unos dias": three.
+_A_FEW = {"a few": 3, "qualche": 3, "pochi": 3, "pochissimi": 2, "unos pocos": 3, "unos": 3}
 _RELATIVE = re.compile(
-    r"\b(?:in|within|in the next|over the next|tra|fra|entro|nei prossimi|nelle prossime|en"
-    r"|dentro de|en los proximos|en las proximas|durante los proximos)\s"
-    rf"(?P<n>{NUMBER})\s(?P<u>{_UNIT})\b"
+    r"\b(?:in|within|in the next|over the next|in less than|tra|fra|entro|nei prossimi"
+    r"|nelle prossime|in meno di|en|dentro de|en los proximos|en las proximas|en menos de"
+    r"|durante los proximos|antes de)\s"
+    rf"{_ROUGHLY}(?:(?P<n>{NUMBER}|a few|qualche|pochi|unos pocos)\s(?P<u>{_UNIT})"
+    rf"|(?:a |an |una |un )?(?P<f>{alternation(_FORTNIGHT)}))\b"
+    # "I have ten days to pay", "ho dieci giorni per", "tengo diez dias para": a deadline.
+    r"|\b(?:have|has|got|ho|abbiamo|ha|hanno|tengo|tenemos|tiene|tienen|hay)\s"
+    rf"(?:(?P<n3>{NUMBER})\s(?P<u3>{_UNIT})|(?:a |an |una |un )?(?P<f3>{alternation(_FORTNIGHT)}))"
+    r"\s(?:to|left to|per|para)\b"
+)
+# A day of the month alone, said as a deadline ("scade il 15", "vence el dia 10", "due on
+# the 12th"): the next such day.
+_DAY_OF_MONTH = re.compile(
+    r"\b(?:due|by|on|until|payable|scade|scadono|scadenza|entro|vence|vencen|vencimiento"
+    r"|hasta|para)\s(?:on\s)?(?:the\s|il\s|el\s)?(?:giorno\s|dia\s)?"
+    r"(?P<d>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?\b"
+    r"(?![.,:/-]?\d|\s*(?:%|percent|per cento|por ciento|euros?|€|\$|k\b|mila|mil\b|years?|"
+    r"anni|anos|days?|giorni|dias|weeks?|settimane|semanas|months?|mesi|meses|hours?|ore\b"
+    r"|horas|minutes?|minuti|minutos|am\b|pm\b|h\b|of\s|de\s|di\s))"
 )
 _PAST = re.compile(
     r"\b(?:yesterday|last (?:week|month|year|night|weekend)|the other day|ieri|l'altro ieri"
@@ -138,15 +163,37 @@ def _relative(n: int, unit: str, today: date) -> date:
     return _add_months(today, n * (12 if unit == "y" else 1))
 
 
+def days_ahead(folded: str, today: date) -> list[tuple[int, date]]:
+    """Where each span ahead is said ("in ten days", "tra un paio di settimane", "dentro de
+    unos quince dias", "in a fortnight", "tengo diez dias para pagar"), or a day of the
+    month alone said as a deadline ("scade il 15"), and the day each names."""
+    found = []
+    for m in _RELATIVE.finditer(folded):
+        if fortnight := m["f"] or m["f3"]:
+            found.append((m.start(), today + timedelta(days=_FORTNIGHT[fortnight])))
+            continue
+        amount, unit = m["n"] or m["n3"], m["u"] or m["u3"]
+        n = int(amount) if amount.isdigit() else _A_FEW.get(amount) or NUMBER_WORDS[amount]
+        found.append((m.start(), _relative(n, _UNITS[unit], today)))
+    for m in _DAY_OF_MONTH.finditer(folded):
+        day = int(m["d"])
+        month = today.replace(day=1)
+        for _ in range(3):  # this month's, else the next month that has that day
+            last = calendar.monthrange(month.year, month.month)[1]
+            if day <= last and (when := month.replace(day=day)) >= today:
+                found.append((m.start(), when))
+                break
+            month = _add_months(month, 1)
+    return found
+
+
 def resolve_time(folded: str, observed_at: datetime) -> Temporal:
     """The furthest future day a (folded) statement is bound to, and whether it looks back."""
     today = observed_at.date()
     targets: list[date | None] = [
         _fixed(how, n, today) for pattern, how, n in _FIXED_PATTERNS if pattern.search(folded)
     ]
-    for m in _RELATIVE.finditer(folded):
-        n = int(m["n"]) if m["n"].isdigit() else NUMBER_WORDS[m["n"]]
-        targets.append(_relative(n, _UNITS[m["u"]], today))
+    targets += [day for _, day in days_ahead(folded, today)]
     for m in _WEEKDAY_AHEAD.finditer(folded):
         targets.append(today + timedelta(days=(WEEKDAYS[m["d"]] - today.weekday() - 1) % 7 + 1))
     for m in ISO.finditer(folded):
@@ -265,6 +312,10 @@ _LOOKS_BACK = re.compile(
     r"|\b(?:ho|hai|ha|abbiamo|avete|hanno|sono|sei|siamo|siete) (?:gia |appena )?"
     r"\w+(?:at|ut|it)[oaie]\b"
     r"|\b(?:he|has|ha|hemos|habeis|han) (?:ya )?\w+(?:ad|id)o\b"
+    # "è andato in pensione", "è nata": "è" with a verb of coming and going, not a passive
+    # ("è fissato per marzo" is a plan).
+    r"|\be (?:gia |appena )?(?:andat|venut|partit|nat|mort|arrivat|tornat|uscit|entrat"
+    r"|diventat|stat|success|rimast|cadut|guarit|invecchiat)[oaie]\b"
 )
 
 
@@ -320,10 +371,7 @@ def resolve_when(folded: str, observed_at: datetime, *, ahead: bool) -> Happened
     for pattern, how, n in _FIXED_PATTERNS:
         if said := pattern.search(folded):
             found.append((said.start(), _ahead_span(how, n, today)))
-    for m in _RELATIVE.finditer(folded):
-        n = int(m["n"]) if m["n"].isdigit() else NUMBER_WORDS[m["n"]]
-        unit = _UNITS[m["u"]]
-        found.append((m.start(), Happened(_relative(n, unit, today), "day")))
+    found += [(at, Happened(day, "day")) for at, day in days_ahead(folded, today)]
     if ahead:
         for m in _WEEKDAY_AHEAD.finditer(folded):
             offset = (WEEKDAYS[m["d"]] - today.weekday() - 1) % 7 + 1

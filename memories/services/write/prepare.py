@@ -144,7 +144,12 @@ def prepare_all(items: list[EventInput], now: datetime) -> list[Prepared]:
             sentences = told(sentences)
             p.candidates = [c for s in sentences for c in s.candidates]
         if p.item.source != "tool":  # tool output is operational: it passes
-            p.candidates += episodes(sentences, language=language, observed_at=p.observed_at)
+            p.candidates += episodes(
+                sentences,
+                language=language,
+                observed_at=p.observed_at,
+                own_questions=extraction.speaker_role(p.item.speaker) != "staff",
+            )
         p.vectors = [None] * len(p.candidates)
     return prepared
 
