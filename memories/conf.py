@@ -34,6 +34,16 @@ DEFAULTS: dict[str, Any] = {
     "BREAKER_FAILURES": 3,  # failures within the window that open a provider's circuit
     "BREAKER_WINDOW": 30.0,  # seconds
     "BREAKER_COOLDOWN": 30.0,  # seconds an open circuit waits before one trial call
+    # topics (memories.services.topics; measured in docs/decisions/): how sure a reading
+    # must be to say a message is small talk, that one of its statements is nonetheless
+    # something to remember, that a statement is small talk wherever it is said, that its
+    # topic decides the kind of memory, and that two statements about the same thing of
+    # the same person are versions of one another (the newer supersedes)
+    "TOPIC_SMALL_TALK_MESSAGE": 0.5,
+    "TOPIC_KEEP": 0.5,
+    "TOPIC_SMALL_TALK_STATEMENT": 0.7,
+    "TOPIC_TYPED": 0.5,
+    "TOPIC_SUPERSEDE": 0.6,
     # contradictions: evidence a new statement needs to supersede an old one on its own
     "SUPERSEDE_MIN_CONFIDENCE": 0.8,
     "SUPERSEDE_CONFIDENCE_MARGIN": 0.1,

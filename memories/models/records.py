@@ -239,6 +239,14 @@ class Memory(models.Model):
     # conversation between people: ``subject`` = ``speaker``).
     speaker = models.CharField(max_length=100, blank=True)
     subject = SealedTextField(max_length=200, blank=True)
+    # What it is about (memories.services.topics: "residence", "contact_channel"…) as the
+    # topic classifier read it, and how sure it was: a reading of the content, not content,
+    # so it may be read again by a better classifier.
+    topic = models.CharField(max_length=32, blank=True)
+    topic_probability = models.FloatField(default=0.0, validators=UNIT)
+    # Every topic it may be about, with its probability (those of at least 0.05): a
+    # sentence can tell of two ("We live in Didsbury, with a mortgage of 320k").
+    topics = models.JSONField(default=dict, blank=True)
     # When the thing happened, when the text says so ("yesterday", "last month", a date),
     # resolved against the event's ``observed_at``; null: when it was said.
     occurred_on = models.DateField(null=True, blank=True)
@@ -302,6 +310,10 @@ class Memory(models.Model):
             models.Index(fields=["client", "category"], name="memory_client_category"),
             models.Index(
                 fields=["client", "attribute"], condition=~Q(attribute=""), name="memory_attribute"
+            ),
+            # The write path reads a client's live memories about a topic by these.
+            models.Index(
+                fields=["client", "topic"], condition=~Q(topic=""), name="memory_client_topic"
             ),
             models.Index(fields=["tenant", "status", "expires_at"]),
             models.Index(

@@ -138,6 +138,12 @@ class Candidate:
     tags: tuple[str, ...] = ()
     # When what it tells of happens or happened (a plan's day may be ahead), if it says.
     occurred: Happened | None = None
+    # What it is about and how sure the reading is (memories.services.topics), and whom
+    # ("" the client, else a role or a name): read once its vector is known.
+    topic: str = ""
+    topic_probability: float = 0.0
+    topics: tuple[tuple[str, float], ...] = ()  # every topic it may be about, most likely first
+    about: str = ""
 
 
 def _is_statement(text: str, language: str) -> bool:

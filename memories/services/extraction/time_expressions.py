@@ -319,6 +319,12 @@ _LOOKS_BACK = re.compile(
 )
 
 
+def looks_back(folded: str) -> bool:
+    """Whether a (folded) statement tells of what has been, in a past tense ("we went
+    hiking", "ho venduto la casa", "nos mudamos")."""
+    return bool(_LOOKS_BACK.search(folded) or _PAST.search(folded))
+
+
 def looks_ahead(folded: str, time: Temporal | None = None) -> bool:
     """Whether a (folded) statement speaks of what is still to happen: it says so (a
     future, a plan, a deadline), or it names a day ahead (``time``, from ``resolve_time``)

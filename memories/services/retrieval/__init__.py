@@ -71,7 +71,15 @@ from memories.services.retrieval.statement import (
     Search,
     candidates_statement,
 )
-from memories.services.retrieval.window import asks_beginning, query_window
+from memories.services.retrieval.window import (
+    asks_before,
+    asks_beginning,
+    asks_history,
+    query_window,
+)
+from memories.services.topics import model as topic_model
+from memories.services.topics.people import question_about
+from memories.services.topics.taxonomy import OTHER, SMALL_TALK
 from memories.text import QUERY_WORD, fold
 from memoryhub import replica
 from memoryhub.observability import traces
@@ -101,6 +109,7 @@ DEFAULT_WEIGHTS = {
     "scope": 0.10,
     "window": 0.10,
     "early": 0.10,
+    "topic": 0.20,
     "past": 0.05,
     "redundancy": 0.10,
     "same_event": 0.10,
@@ -204,6 +213,7 @@ def _ranked(
     speakers, unnamed = named_speakers(client, without_client(client, undated))
     space, vector = _query_vector(client, unnamed) if weights.get("semantic") else (None, None)
     words, blind_readings = _query_words(client.tenant, undated)
+    asked_topics = query_topics(unnamed, space, vector) if weights.get("topic") else ()
     search = Search(
         client=client,
         space=space,
@@ -219,15 +229,32 @@ def _ranked(
         blind_readings=blind_readings,
         window=window,
         beginning=asks_beginning(topic),
+        topics=asked_topics,
+        about=question_about(unnamed),
     )
     rows = scoped(_scored_candidates(search), topic, weights.get("scope", 0.0))
     return select(
         rows,
         weights,
         k,
-        newer_first=search.expected.current and not search.beginning,
+        newer_first=(search.expected.current or (bool(search.topics) and not asks_history(topic)))
+        and not search.beginning
+        and not asks_before(topic),
         asked=search.expected.measures,
+        topics=search.topics,
+        about=search.about,
     )
+
+
+def query_topics(query: str, space, vector) -> tuple[tuple[str, float], ...]:
+    """What the question is about (``topics.model``): from its vector when it is the
+    classifier's model's, else embedded locally for this. Small talk and "other" name no
+    subject, and are left out."""
+    if space is not None and space.model == topic_model.MODEL:
+        [reading] = topic_model.read_vectors([vector])
+    else:
+        [reading] = topic_model.read_texts([query], input_type="query")
+    return tuple((t, p) for t, p in reading.distribution if t not in (SMALL_TALK, OTHER))
 
 
 def _query_words(tenant, query: str) -> tuple[str, tuple[tuple[str, str, int], ...] | None]:

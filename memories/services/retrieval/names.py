@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from memories.services.topics.people import client_names
 from memories.text import QUERY_WORD, fold
 
 _NAME_IN_QUERY = re.compile(r"\b(\w{2,})(?:'s|’s)?\b")
@@ -30,8 +31,6 @@ _THE_CLIENT = re.compile(
     r"|(?:el|la|al|del) cliente|(?:el|la|al|del) client[ea]|the customer)\b",
     re.IGNORECASE,
 )
-# A word of a reference shorter than this is not taken for a name ("adv", "id", "c1").
-_SHORTEST_NAME = 3
 
 
 def named_speakers(client, query: str) -> tuple[tuple[str, ...], str]:
@@ -53,19 +52,6 @@ def named_speakers(client, query: str) -> tuple[tuple[str, ...], str]:
 
     unnamed = _NAME_IN_QUERY.sub(drop, query)
     return tuple(named), _spaced(unnamed) if named else query
-
-
-def client_names(client) -> frozenset[str]:
-    """The client's own names, folded: the words of its display name, and of its
-    reference when that is written in letters (``lorenza-bertolini``, ``Marta.Llorente``),
-    not a number or a code."""
-    names: set[str] = set()
-    for text in (client.display_name or "", client.external_ref or ""):
-        words = [w for w in re.split(r"[\s._@+-]+", fold(text)) if w]
-        if any(not w.isalpha() for w in words):
-            continue  # "client-00042", "c3f9…": a code, not a name
-        names.update(w for w in words if len(w) >= _SHORTEST_NAME)
-    return frozenset(names)
 
 
 def without_client(client, query: str) -> str:

@@ -24,6 +24,7 @@ from memories.services.retrieval.statement import (
     SCORED_COLUMNS,
     VERSION_FLOOR,
 )
+from memories.services.topics.taxonomy import BY_NAME, Cardinality
 from memoryhub import replica
 
 
@@ -39,6 +40,7 @@ class Hit:
 ID, CONTENT_HASH = SCORED_COLUMNS.index("id"), SCORED_COLUMNS.index("content_hash")
 _OBSERVED_AT, _SPEAKER = SCORED_COLUMNS.index("observed_at"), SCORED_COLUMNS.index("speaker")
 _CREATED_AT = SCORED_COLUMNS.index("created_at")
+_TOPICS, _SUBJECT = SCORED_COLUMNS.index("topics"), SCORED_COLUMNS.index("subject")
 
 
 # Words that mark a statement as changing what was said before: "it now averages 250 ms",
@@ -182,6 +184,42 @@ def newer_versions(candidates: list[Candidate], asked: frozenset[str] = frozense
     return found
 
 
+# A question reads as about a topic this surely, and a memory this surely, for the memory
+# to be one of the topic's versions (``topic_versions``).
+TOPIC_ASKED = 0.35
+TOPIC_VERSION = 0.3
+
+
+def topic_versions(candidates: list[Candidate], topics, about: str = "") -> dict:
+    """Among the candidates about what the question is about, the newest goes first: for
+    each older one, the id of the newest. The question's topic must be one a person has
+    one value of (``Cardinality.ONE``: where they live, how to reach them, their risk
+    profile) or one per thing (a loan's balance, a plan), read surely (``TOPIC_ASKED``), and
+    each memory must read as about it too (``TOPIC_VERSION``), be about the person the
+    question asks about (``about``: "" the client), and answer the query about as well as
+    the older (``NEWER_MARGIN``). "We live in Borgo Trento" and, a year later, "we moved to
+    Bussolengo two months ago" are two values of one thing however few words they share."""
+    if not topics:
+        return {}
+    topic, probability = topics[0]
+    if probability < TOPIC_ASKED or BY_NAME[topic].cardinality == Cardinality.MANY:
+        return {}
+    about_it = [
+        c
+        for c in candidates
+        if (c.columns[_TOPICS] or {}).get(topic, 0.0) >= TOPIC_VERSION
+        and (c.columns[_SUBJECT] or "").casefold() == about.casefold()
+    ]
+    if len(about_it) < 2:
+        return {}
+    newest = max(about_it, key=_said)
+    return {
+        c.id: newest.id
+        for c in about_it
+        if c is not newest and newest.base >= c.base - NEWER_MARGIN and not newest.events & c.events
+    }
+
+
 def _of(measures: dict, asked: frozenset[str]) -> set[str]:
     """The units among ``measures`` that the question asks the value of (any score out of
     a total when it asks a score)."""
@@ -233,6 +271,8 @@ def select(
     *,
     newer_first: bool = False,
     asked: frozenset[str] = frozenset(),
+    topics=(),
+    about: str = "",
 ) -> list[Hit]:
     """Greedy, like MMR: the best base score, less a penalty for repeating what the
     answer already holds (``redundancy``), and another (``same_event``) for resting only on
@@ -243,13 +283,16 @@ def select(
     version among the candidates (``newer_versions``) comes after it: when the pick reaches
     the older, the newer goes in first. A list, a summary or a question of how things went
     reads the versions in their own order. ``asked``: what the question asks the value of
-    (``newer_versions``)."""
+    (``newer_versions``). ``topics`` and ``about``: what the question is about, and whom
+    (``topic_versions``): with ``newer_first``, the newest memory about it goes first, before
+    what ``newer_versions`` finds."""
     chosen: list[Hit] = []
     cited: set = set()
     remaining = list(candidates)  # best base score first
     penalty = weights.get("redundancy", 0.0)
     same_event = weights.get("same_event", 0.0)
     newer = newer_versions(candidates, asked)  # flagged in each hit's scores ("outdated")
+    newer |= topic_versions(candidates, topics, about)
     reorder = newer_first and bool(setting("SEARCH_NEWER_FIRST"))
 
     def scored(candidate: Candidate) -> tuple[float, float] | None:

@@ -35,3 +35,8 @@ class Search:
     window: Window | None = None
     # The question asks about how things began ("when I first…", "initially").
     beginning: bool = False
+    # What the question is about (memories.services.topics): each topic it may be about
+    # and its probability, most likely first; and whom it asks about ("" the client, else a
+    # role: "husband" for "What does her husband do?").
+    topics: tuple[tuple[str, float], ...] = ()
+    about: str = ""

@@ -44,6 +44,7 @@ COMPONENTS = (
     "advice",
     "window",
     "early",
+    "topic",
     "past",
 )
 # Components that count against a memory: its weight is subtracted.
@@ -116,6 +117,9 @@ _SCORED = {
     "subject",
     "occurred_on",
     "occurred_precision",
+    "topic",
+    "topic_probability",
+    "topics",
 }
 # In the model's field order, the order Memory.from_db expects.
 SCORED_COLUMNS = tuple(f.attname for f in Memory._meta.concrete_fields if f.attname in _SCORED)
@@ -265,7 +269,7 @@ def _components(search: Search) -> Sql:
         "AS c_answer, (m.category = ANY({categories}::varchar[]))::int::float8 AS c_advice, "
         "{window} AS c_window, "
         "CASE WHEN {beginning} THEN 1 - percent_rank() OVER (ORDER BY m.observed_at, m.created_at) "
-        "ELSE 0 END::float8 AS c_early, "
+        "ELSE 0 END::float8 AS c_early, {topic} AS c_topic, "
         "(m.expires_at IS NOT NULL AND m.expires_at <= {now})::int::float8 AS c_past",
         recency=Sql(
             recency_sql("m.last_seen_at"),
@@ -278,7 +282,24 @@ def _components(search: Search) -> Sql:
         categories=list(search.expected.categories),
         window=_in_window(search.window),
         beginning=search.beginning,
+        topic=_on_topic(search),
         now=search.now,
+    )
+
+
+def _on_topic(search: Search) -> Sql:
+    """How much a memory is about what the question is about: the overlap of the two
+    readings (the sum, over topics, of the smaller of the two probabilities), in [0, 1].
+    "Where does she live now?" reads as residence; "We moved to Bussolengo two months ago"
+    does too, whatever words each uses and in whichever language."""
+    if not search.topics:
+        return Sql("0::float8")
+    names, probabilities = zip(*search.topics, strict=True)
+    return sql(
+        "coalesce((SELECT sum(least(q.p, coalesce((m.topics ->> q.t)::float8, 0))) "
+        "FROM unnest({names}::text[], {probabilities}::float8[]) AS q(t, p)), 0)::float8",
+        names=list(names),
+        probabilities=list(probabilities),
     )
 
 

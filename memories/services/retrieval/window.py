@@ -101,3 +101,35 @@ def asks_beginning(query: str) -> bool:
     """The question asks about how things began (``_BEGINNING``): what was said first
     answers it best."""
     return bool(_BEGINNING.search(match_form(query)))
+
+
+# A question after a value as it was, not as it is: "Where did she live before the move?",
+# "Che lavoro faceva prima?", "¿Dónde vivía antes?".
+_BEFORE = re.compile(
+    r"\b(?:before|previous(?:ly)?|used to|formerly|former|in the past|beforehand|earlier"
+    r"|prima|precedente(?:mente)?|in passato|una volta|antes|anterior(?:mente)?|previamente"
+    r"|antiguamente|solia|solian)\b"
+)
+
+
+def asks_before(query: str) -> bool:
+    """The question asks for a value as it was before (``_BEFORE``): the newest version is
+    not its answer."""
+    return bool(_BEFORE.search(match_form(query)))
+
+
+# A question about how things went, several values put together or in order: "Summarize how
+# the response times went", "How has her risk profile changed over time?", "Riassumi…",
+# "¿Cómo ha evolucionado…?": every version is the answer, in its own order.
+_HISTORY = re.compile(
+    r"\b(?:summar\w*|recap|overview|history|histor\w*|evolv\w*|evolution|progress\w*|changed"
+    r"|over time|throughout|timeline|order|sequence|chronolog\w*|went|how did .* go|list"
+    r"|riassum\w*|riepilog\w*|storia|evoluzion\w*|evolut\w*|cambiat\w*|nel tempo|ordine"
+    r"|elenc\w*|resum\w*|historia|evoluci\w*|evolucion\w*|cambiad\w*|a lo largo|orden)\b"
+)
+
+
+def asks_history(query: str) -> bool:
+    """The question asks how something went, or for several of its values (``_HISTORY``):
+    no version stands for the others."""
+    return bool(_HISTORY.search(match_form(query)))

@@ -6,8 +6,16 @@ from __future__ import annotations
 
 import re
 
-from memories.services.extraction.normalise import COUNT_WORDS, NUMBER_WORDS
-from memories.services.extraction.vocabulary import FILLER_WORDS
+from memories.services.extraction.normalise import COUNT_WORDS, NUMBER_WORDS, stated_numbers
+from memories.services.extraction.vocabulary import (
+    CHANNELS,
+    DAYPARTS,
+    FILLER_WORDS,
+    FREQUENCIES,
+    LANGUAGE,
+    MARITAL_STATUSES,
+    RISK_LEVELS,
+)
 from memories.text import fold
 
 _NOT_CONTENT = FILLER_WORDS | NUMBER_WORDS.keys()
@@ -147,3 +155,46 @@ def same_decision(old: str, new: str) -> bool:
     old_rest, new_rest = old_words - _ACTIONS, new_words - _ACTIONS
     shared = old_rest & new_rest
     return len(shared) >= 2 and len(shared) >= 0.6 * min(len(old_rest), len(new_rest))
+
+
+# Words that say a statement changes what was said before ("from now on", "we moved", "ya no",
+# "adesso", "al final"), en / it / es, folded.
+_CHANGE = re.compile(
+    r"\b(?:now|no longer|not any ?more|anymore|from now on|going forward|instead|moved|changed"
+    r"|switched|new|finally|in the end|after all|any more|these days|actually"
+    r"|ora|adesso|d'ora in poi|da ora in poi|d'ora in avanti|non piu|invece|alla fine|ormai"
+    r"|nuov[oaie]|cambiat[oaie]|trasferit[oaie]|spostat[oaie]|finalmente|oramai"
+    r"|ahora|ya|ya no|a partir de ahora|de ahora en adelante|en adelante|en vez|al final"
+    r"|nuev[oa]s?|cambiad[oa]s?|mudad[oa]s?|finalmente|mejor)\b"
+)
+# The canonical values memoryhub's vocabularies name: a channel, a risk level, a frequency,
+# a language, a marital status, a part of the day.
+_VALUES = [
+    (re.compile(rf"\b(?:{pattern})\b"), value)
+    for table in (CHANNELS, RISK_LEVELS, FREQUENCIES, MARITAL_STATUSES, DAYPARTS)
+    for pattern, value in table.items()
+]
+_NAMED = re.compile(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-ZÀ-Þ])[\w'-]{2,}")
+
+
+def values_of(text: str) -> frozenset[str]:
+    """What a statement gives a value as: the vocabularies' canonical values, its numbers
+    (``stated_numbers``) and the names it says (a town, a company: capitalised words not
+    opening a sentence), folded."""
+    folded = fold(text)
+    found = {value for pattern, value in _VALUES if pattern.search(folded)}
+    found |= {f"#{n}" for n in stated_numbers(text)}
+    found |= {f"@{fold(w)}" for w in _NAMED.findall(text.strip())}
+    if language := LANGUAGE.search(folded):
+        found.add(f"lang:{language.group(1)[:4]}")
+    return frozenset(found)
+
+
+def value_changed(old: str, new: str) -> bool:
+    """The new statement gives what the old one was about another value: it says so ("now",
+    "d'ora in poi", "ya"), or it names a value the old one did not ("Bussolengo" after
+    "Borgo Trento", "dynamic" after "moderate", 250 after 200). "My marriage is the best
+    thing that happened to me" after "I'm married" is the same value said again."""
+    if _CHANGE.search(fold(new)):
+        return True
+    return bool(values_of(new) - values_of(old))

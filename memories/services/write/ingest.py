@@ -39,9 +39,10 @@ from memories.services.write.records import (
     statement_hasher,
     stored_attribute,
 )
-from memories.services.write.relate import LiveIndex, Neighbours, marriage
+from memories.services.write.relate import LiveIndex, Neighbours, marriage, versions_by_topic
 from memories.services.write.sessions import new_events_by_session, sessions_spanning
 from memories.services.write.staleness import clients_mark_profile_stale, summaries_retire
+from memories.services.write.topics import topics_read
 from memories.services.write.vectors import (
     Embedding,
     embedding_started,
@@ -119,25 +120,25 @@ def _decide_and_store(
     with transaction.atomic():
         clients = _resolve_clients(user, tenant, found)
         _lock_clients(clients.values())
-        hash_of = statement_hasher(tenant)
-        hashes = [[hash_of(c.content) for c in p.candidates] for p in prepared]
-        index = LiveIndex.load(
-            client_ids=[c.pk for c in clients.values()],
-            hashes=[h for row in hashes for h in row],
-            attributes=[
-                stored_attribute(tenant, c.attribute) for p in prepared for c in p.candidates
-            ],
-            marriage=any(
-                marriage(c.attribute, c.value, c.negated, c.tags) is not None
-                for p in prepared
-                for c in p.candidates
-            ),
-        )
         stored = _store_events(prepared, clients, user, tenant)
         _audit_withheld(prepared, stored, tenant, actor_label or str(user))
         _note_speakers(prepared, clients)
         # Needed from here on: a small call's vectors were computed meanwhile.
         space = pending.space(prepared) if pending else None
+        # What each statement is about, once its vector is known; small talk goes.
+        topics_read(prepared, space, clients)
+        hash_of = statement_hasher(tenant)
+        hashes = [[hash_of(c.content) for c in p.candidates] for p in prepared]
+        candidates = [c for p in prepared for c in p.candidates]
+        index = LiveIndex.load(
+            client_ids=[c.pk for c in clients.values()],
+            hashes=[h for row in hashes for h in row],
+            attributes=[stored_attribute(tenant, c.attribute) for c in candidates],
+            marriage=any(
+                marriage(c.attribute, c.value, c.negated, c.tags) is not None for c in candidates
+            ),
+            topics=[c.topic for c in candidates if versions_by_topic(c.topic, c.topic_probability)],
+        )
         keys = _neighbour_keys(prepared, clients, hashes, index)
         run = OutcomeWriter(
             user=user,

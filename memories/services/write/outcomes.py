@@ -77,12 +77,18 @@ class OutcomeWriter:
             return self.neighbours.of(key, client.pk, vector) if space else []
 
         content_hash = statement_hash(client.tenant, candidate.content)
+        subject = statement_subject(item.speaker, client) or candidate.about
         if candidate.kind == Kind.EPISODIC:
             verdict = judge_episode(
                 index=self.index,
-                client_id=client.pk,
+                client=client,
                 content_hash=content_hash,
+                content=candidate.content,
                 session_id=event.session_id,
+                subject=subject,
+                topic=candidate.topic,
+                topic_probability=candidate.topic_probability,
+                source_ref=f"event:{event.pk}",
             )
         else:
             verdict = judge(
@@ -96,14 +102,20 @@ class OutcomeWriter:
                 negated=candidate.negated,
                 neighbours=neighbours,
                 tags=candidate.tags,
-                subject=statement_subject(item.speaker, client),
+                subject=subject,
                 model=space.model if space else None,
+                topic=candidate.topic,
+                topic_probability=candidate.topic_probability,
+                source_ref=f"event:{event.pk}",
+                speaker=item.speaker,
             )
         if verdict.action == Judgement.DUPLICATE:
             assert verdict.memory is not None  # judge names the memory a statement repeats
             outcome = self._restate(verdict.memory, event)
         else:
-            outcome = self._add(candidate, vector, verdict, client=client, event=event, item=item)
+            outcome = self._add(
+                candidate, vector, verdict, client=client, event=event, item=item, subject=subject
+            )
         self.audit.append(
             audit_entry(
                 tenant_id=client.tenant_id,
@@ -118,7 +130,7 @@ class OutcomeWriter:
         )
         return outcome
 
-    def _add(self, candidate, vector, verdict, *, client, event, item) -> Outcome:
+    def _add(self, candidate, vector, verdict, *, client, event, item, subject) -> Outcome:
         action, related = verdict.action, verdict.memory
         if action == Judgement.CONTRADICTION:
             action = resolve_contradiction(
@@ -145,7 +157,10 @@ class OutcomeWriter:
             negated=candidate.negated,
             tags=candidate.tags,
             speaker=item.speaker,
-            subject=statement_subject(item.speaker, client),
+            subject=subject,
+            topic=candidate.topic,
+            topic_probability=candidate.topic_probability,
+            topics=dict(candidate.topics),
             occurred=candidate.occurred,
             context=self.contexts.get(event.pk, ""),
             evidence_count=1,

@@ -30,6 +30,7 @@ from memories.models import (
     vector_literal,
 )
 from memories.services.extraction.normalise import stated_numbers
+from memories.services.topics.taxonomy import BY_NAME, Cardinality
 from memories.services.write.changes import (
     adds_detail,
     adds_to,
@@ -37,7 +38,9 @@ from memories.services.write.changes import (
     quantity_changed,
     same_decision,
     says_nothing_more,
+    value_changed,
 )
+from memories.services.write.records import statement_subject
 
 # An attribute whose value is a person rather than what is said of them.
 _WHO_SOMEONE_IS = "relationship:"
@@ -153,16 +156,22 @@ class LiveIndex:
     def __init__(self, memories=()):
         self._by_hash: dict[tuple, list[Memory]] = defaultdict(list)
         self._by_attribute: dict[tuple, list[Memory]] = defaultdict(list)
+        self._by_topic: dict[tuple, list[Memory]] = defaultdict(list)
         for memory in memories:
             self.add(memory)
 
     @classmethod
-    def load(cls, *, client_ids, hashes, attributes, marriage: bool = False) -> LiveIndex:
+    def load(
+        cls, *, client_ids, hashes, attributes, marriage: bool = False, topics=()
+    ) -> LiveIndex:
         """``marriage``: a statement is about being married (a spouse named, or a marital
-        status): the memories that say so either way are loaded too."""
+        status): the memories that say so either way are loaded too. ``topics``: those the
+        call's statements may be newer versions of (``versions_by_topic``)."""
         matching = Q(content_hash__in=set(hashes))
         if attributes := set(attributes) - {""}:
             matching |= Q(attribute__in=attributes)
+        if topics := set(topics) - {""}:
+            matching |= Q(topic__in=topics)
         if marriage:
             matching |= Q(attribute=MARITAL_STATUS) | Q(tags__contains=[SPOUSE])
         return cls(
@@ -175,14 +184,22 @@ class LiveIndex:
         self._by_hash[(memory.client_id, memory.content_hash)].append(memory)
         if memory.attribute:
             self._by_attribute[(memory.client_id, memory.attribute)].append(memory)
+        if memory.topic:
+            self._by_topic[(memory.client_id, memory.topic)].append(memory)
 
     def discard(self, memory: Memory) -> None:
         for bucket in (
             self._by_hash[(memory.client_id, memory.content_hash)],
             self._by_attribute[(memory.client_id, memory.attribute)],
+            self._by_topic[(memory.client_id, memory.topic)],
         ):
             if memory in bucket:
                 bucket.remove(memory)
+
+    def same_topic(self, client_id, topic: str) -> list[Memory]:
+        """Live memories about ``topic``, newest first."""
+        found = self._by_topic.get((client_id, topic), [])
+        return sorted(found, key=lambda m: (m.observed_at, m.created_at), reverse=True)
 
     def exact(self, client_id, content_hash: str) -> list[Memory]:
         return self._by_hash.get((client_id, content_hash), [])
@@ -219,13 +236,29 @@ def marriage(attribute: str, value: str, negated: bool, tags) -> bool | None:
     return False if value in _UNMARRIED and not negated else None
 
 
-def judge_episode(*, index: LiveIndex, client_id, content_hash: str, session_id) -> Verdict:
+def judge_episode(
+    *,
+    index: LiveIndex,
+    client,
+    content_hash: str,
+    session_id,
+    content: str = "",
+    subject: str = "",
+    topic: str = "",
+    topic_probability: float = 0.0,
+    source_ref: str = "",
+) -> Verdict:
     """An episode is a record of something that happened: one like it on another day, or
     in another conversation, is another episode. Only the same words again in the same
-    session are the same episode told twice."""
-    for memory in index.exact(client_id, content_hash):
+    session are the same episode told twice. What happened may change what was true ("ci
+    siamo trasferiti a Bussolengo" after "abitiamo in Borgo Trento"): a newer version of
+    the same thing, by its topic (``_same_thing``)."""
+    for memory in index.exact(client.pk, content_hash):
         if memory.kind == Kind.EPISODIC and memory.session_id == session_id:
             return Verdict(Judgement.DUPLICATE, memory, 1.0)
+    latest = _same_thing(index, client.pk, topic, topic_probability, subject, source_ref)
+    if latest is not None and value_changed(latest.content, content):
+        return Verdict(Judgement.CONTRADICTION, latest)
     return Verdict(Judgement.NEW)
 
 
@@ -243,6 +276,10 @@ def judge(
     tags=(),
     subject: str = "",
     model: str | None = None,
+    topic: str = "",
+    topic_probability: float = 0.0,
+    source_ref: str = "",
+    speaker: str = "",
 ) -> Verdict:
     """``neighbours`` is called only when text and attribute did not already decide; their
     cosines are ``model``'s (None: the default model's). Only
@@ -258,7 +295,18 @@ def judge(
         return Verdict(Judgement.DUPLICATE, min(exact, key=lambda m: m.created_at), 1.0)
 
     married = marriage(attribute, value, negated, tags)
-    if married is not None and (denied := theirs(index.saying_married(client.pk, not married))):
+
+    # Naming a wife or a husband says the speaker is married, whoever the rest is about.
+    def married_one(memory_subject, memory_tags, memory_speaker) -> str:
+        spouse = SPOUSE in (memory_tags or ())
+        return statement_subject(memory_speaker, client) if spouse else memory_subject
+
+    denied = [
+        m
+        for m in index.saying_married(client.pk, not married)
+        if married_one(m.subject, m.tags, m.speaker) == married_one(subject, tags, speaker)
+    ]
+    if married is not None and denied:
         # "I'm not married" after "my wife Sarah…", and the other way round.
         return Verdict(Judgement.CONTRADICTION, denied[0])
     if attribute:
@@ -284,6 +332,10 @@ def judge(
             return Verdict(Judgement.DUPLICATE, agreeing[0])
         # The same person in the same role: "my husband Marcus loves golf" and "my husband
         # Marcus works at GKN" share only whom they are about. The words decide below.
+
+    latest = _same_thing(index, client.pk, topic, topic_probability, subject, source_ref)
+    if latest is not None and value_changed(latest.content, content):
+        return Verdict(Judgement.CONTRADICTION, latest)
 
     dedup = cosine_setting("DEDUP_THRESHOLD", model)
     extend = cosine_setting("EXTEND_THRESHOLD", model)
@@ -311,6 +363,38 @@ def judge(
         if memory.kind == kind and (similarity >= extend or adds_detail(memory.content, content)):
             return Verdict(Judgement.EXTENSION, memory, similarity)
     return Verdict(Judgement.NEW)
+
+
+def versions_by_topic(topic: str, probability: float) -> bool:
+    """Whether a statement read as about ``topic`` this surely can be a newer version of
+    another by its topic alone: a topic a person has one value of, read surely
+    (``TOPIC_SUPERSEDE``)."""
+    return (
+        bool(topic)
+        and probability >= float(setting("TOPIC_SUPERSEDE"))
+        and BY_NAME[topic].cardinality == Cardinality.ONE
+    )
+
+
+def _same_thing(
+    index: LiveIndex, client_id, topic: str, probability: float, subject: str, source_ref: str
+) -> Memory | None:
+    """The latest live memory a statement is a newer version of by its topic: both read,
+    surely (``TOPIC_SUPERSEDE``), as about a topic a person has one value of (where they
+    live, how to reach them, their risk profile: ``Cardinality.ONE``), and about the same
+    person. Two statements of one message are not versions of each other ("We moved to
+    Turin. We live in the centre now.")."""
+    if not versions_by_topic(topic, probability):
+        return None
+    floor = float(setting("TOPIC_SUPERSEDE"))
+    for memory in index.same_topic(client_id, topic):
+        if (
+            memory.subject == subject
+            and memory.topic_probability >= floor
+            and not (source_ref and memory.source_ref == source_ref)
+        ):
+            return memory
+    return None
 
 
 def resolve_contradiction(
