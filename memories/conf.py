@@ -35,13 +35,13 @@ DEFAULTS: dict[str, Any] = {
     "BREAKER_WINDOW": 30.0,  # seconds
     "BREAKER_COOLDOWN": 30.0,  # seconds an open circuit waits before one trial call
     # topics (memories.services.topics; measured in docs/decisions/): how sure a reading
-    # must be to say a message is small talk, that one of its statements is nonetheless
-    # something to remember, that a statement is small talk wherever it is said, that its
-    # topic decides the kind of memory, and that two statements about the same thing of
-    # the same person are versions of one another (the newer supersedes)
+    # must be to say a short message is small talk, that one of its statements is
+    # nonetheless something to remember, that a statement's topic decides the kind of
+    # memory, and that two statements about the same thing of the same person are
+    # versions of one another (the newer supersedes)
+    "SMALL_TALK_WORDS": 10,  # longer than this, what reads as small talk still tells something
     "TOPIC_SMALL_TALK_MESSAGE": 0.5,
     "TOPIC_KEEP": 0.5,
-    "TOPIC_SMALL_TALK_STATEMENT": 0.7,
     "TOPIC_TYPED": 0.5,
     "TOPIC_SUPERSEDE": 0.6,
     # contradictions: evidence a new statement needs to supersede an old one on its own
@@ -52,16 +52,29 @@ DEFAULTS: dict[str, Any] = {
     # newer says it changes something), the newer goes just before the older
     # (retrieval/pick.py, docs/decisions.md).
     "SEARCH_NEWER_FIRST": True,
+    # Of the memories about what a question after a value as it stands is about (its topic),
+    # the newest goes first when it answers the query at most this much less well than an
+    # older one (retrieval/pick.py topic_versions; measured in docs/decisions/).
+    "TOPIC_NEWER_MARGIN": 0.3,
+    # The topics whose overlap with a question's counts for ranking (retrieval.statement):
+    # those a person has one value of, or one per thing (memories.services.topics), by
+    # default; "many" adds the rest (family, leisure, health…).
+    "SEARCH_TOPIC_CARDINALITIES": "one,per_thing,many",
+    "SEARCH_TOPIC_MIN": 0.0,
     "RANKING_WEIGHTS": {},  # overrides of retrieval.DEFAULT_WEIGHTS, e.g. {"recency": 0.2}
     "TEXT_MATCHES_RANKED": 1000,  # full-text matches a search ranks at most, per word
-    # an answer needs a result this close in meaning (cosine), or holding this share of the
-    # query's word weight, or this far closer than the candidates' median: a query that
-    # matches nothing gets nothing (retrieval.Floor; measured in docs/decisions.md)
-    "SEARCH_FLOOR_SEMANTIC": 0.35,
-    # with fewer than 8 candidates (no median to stand out from), this close is enough
-    "SEARCH_FLOOR_SEMANTIC_FEW": 0.15,
-    "SEARCH_FLOOR_COVERAGE": 0.3,
-    "SEARCH_FLOOR_GAP": 0.11,
+    # Whether a search has an answer at all (retrieval.floor; measured in docs/decisions/):
+    # a question for a value needs a memory (or its message) this close in meaning, or one
+    # about its topic (this much overlap) and not far in meaning; a question whether
+    # something is so, a memory closer still, or one about its topic and close; either,
+    # a memory holding this share of the question's word weight
+    "SEARCH_FLOOR_SEMANTIC": 0.24,
+    "SEARCH_FLOOR_TOPIC": 0.4,
+    "SEARCH_FLOOR_SEMANTIC_TOPIC": 0.15,
+    "SEARCH_FLOOR_SEMANTIC_WHETHER": 0.4,
+    "SEARCH_FLOOR_TOPIC_WHETHER": 0.5,
+    "SEARCH_FLOOR_SEMANTIC_TOPIC_WHETHER": 0.3,
+    "SEARCH_FLOOR_COVERAGE": 0.6,
     # what a word of the turn a memory answers counts for beside one of its own
     "TEXT_CONTEXT_WEIGHT": 0.5,
     # BM25 scaled by the query's word weight ("query") or by the best candidate's ("best")
@@ -147,7 +160,11 @@ DEFAULTS: dict[str, Any] = {
 _DESIGN_COSINES = {
     "EXTEND_THRESHOLD": 0.80,
     "EXTEND_CANDIDATE_FLOOR": 0.5,
-    "SEARCH_FLOOR_SEMANTIC_FEW": 0.35,  # no looser than SEARCH_FLOOR_SEMANTIC
+    # The floor as it stood for every model before it was measured on the default one.
+    "SEARCH_FLOOR_SEMANTIC": 0.35,
+    "SEARCH_FLOOR_SEMANTIC_TOPIC": 0.25,
+    "SEARCH_FLOOR_SEMANTIC_WHETHER": 0.5,
+    "SEARCH_FLOOR_SEMANTIC_TOPIC_WHETHER": 0.4,
 }
 MODEL_COSINES: dict[str, dict[str, float]] = {
     "multilingual-e5-small": {},

@@ -11,7 +11,7 @@ from memories.services.write.relate import Judgement, LiveIndex, judge
 
 
 def test_the_default_model_takes_the_defaults():
-    for name in ("EXTEND_THRESHOLD", "EXTEND_CANDIDATE_FLOOR", "SEARCH_FLOOR_SEMANTIC_FEW"):
+    for name in ("EXTEND_THRESHOLD", "EXTEND_CANDIDATE_FLOOR", "SEARCH_FLOOR_SEMANTIC_WHETHER"):
         assert cosine_setting(name, "multilingual-e5-small") == DEFAULTS[name]
         assert cosine_setting(name, None) == DEFAULTS[name]
 
@@ -20,7 +20,8 @@ def test_minilm_and_the_remote_models_take_the_designs_values():
     for model in ("all-MiniLM-L6-v2", "voyage-3-large", "text-embedding-3-small", "unknown-9"):
         assert cosine_setting("EXTEND_THRESHOLD", model) == 0.80
         assert cosine_setting("EXTEND_CANDIDATE_FLOOR", model) == 0.5
-        assert cosine_setting("SEARCH_FLOOR_SEMANTIC_FEW", model) == 0.35
+        assert cosine_setting("SEARCH_FLOOR_SEMANTIC", model) == 0.35
+        assert cosine_setting("SEARCH_FLOOR_SEMANTIC_WHETHER", model) == 0.5
         assert cosine_setting("DEDUP_THRESHOLD", model) == DEFAULTS["DEDUP_THRESHOLD"]
 
 
@@ -30,11 +31,11 @@ def test_every_model_in_the_catalogue_has_its_thresholds_named():
 
 def test_a_configured_value_holds_for_every_model(settings, monkeypatch):
     settings.MEMORYHUB = {"EXTEND_THRESHOLD": 0.75}
-    monkeypatch.setenv("MEMORYHUB_SEARCH_FLOOR_SEMANTIC_FEW", "0.2")
+    monkeypatch.setenv("MEMORYHUB_SEARCH_FLOOR_SEMANTIC_WHETHER", "0.2")
     for model in ("multilingual-e5-small", "all-MiniLM-L6-v2", None):
         assert cosine_setting("EXTEND_THRESHOLD", model) == 0.75
-        assert cosine_setting("SEARCH_FLOOR_SEMANTIC_FEW", model) == 0.2
-    assert Floor.configured("all-MiniLM-L6-v2").semantic_few == 0.2
+        assert cosine_setting("SEARCH_FLOOR_SEMANTIC_WHETHER", model) == 0.2
+    assert Floor.configured("all-MiniLM-L6-v2").semantic_whether == 0.2
 
 
 def test_an_extension_is_judged_by_the_models_threshold():

@@ -37,7 +37,10 @@ from memories.services.topics import model  # noqa: E402
 from memories.services.topics.taxonomy import TOPICS  # noqa: E402
 
 LANGUAGES = ("en", "it", "es")
-KINDS = {"statements": "document", "questions": "query"}
+# Each file's sentences and how they are embedded: statements and the hard cases (read, as
+# the write path reads an answer, with the question before them when there is one) as
+# passages, questions as queries.
+KINDS = {"statements": "document", "hard": "document", "questions": "query"}
 # Fitting: chosen by the cross-validation this tool prints (docs/decisions/).
 EPOCHS, RATE, L2 = 2000, 5.0, 1e-4
 FOLDS = 5
@@ -49,12 +52,16 @@ def corpus() -> list[dict]:
     for kind in KINDS:
         for language in LANGUAGES:
             path = model.CORPUS / f"{kind}_{language}.jsonl"
+            if not path.exists():
+                continue
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
                 if not line.strip():
                     continue
                 row = json.loads(line)
                 if row["topic"] not in model.BY_NAME:
                     raise SystemExit(f"{path}:{number}: unknown topic {row['topic']!r}")
+                if asked := row.get("asked", "").strip():
+                    row = {**row, "text": f"{asked} {row['text']}"}
                 rows.append({**row, "kind": kind, "language": language})
     return rows
 

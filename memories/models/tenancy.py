@@ -161,6 +161,10 @@ class Client(models.Model):
     # The people heard in this client's events (not the assistant, not generic roles):
     # search reads their names as names, not as topic words.
     speakers = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    # The names the client is called by in their conversations (an advisor greeting them:
+    # "Buongiorno Lorenza", "Hi Mrs Hollis"), folded: a question that names the client by
+    # one of them asks about the client, not about a word.
+    names = ArrayField(models.CharField(max_length=100), default=list, blank=True)
     profile_stale_since = models.DateTimeField(
         null=True,
         blank=True,

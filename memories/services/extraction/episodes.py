@@ -86,7 +86,9 @@ def informative_part(sentence: str, *, own_questions: bool = True) -> str:
         question = text[next(start for _, start, asks in parts if asks) :]
         kept = [part.strip() for part, _, asks in parts if part.strip() and not asks]
         # The speaker's own question is kept whole, with what led to it.
-        asked = _proposes_a_day(question) or (own_questions and _own_affairs(question))
+        asked = _proposes_a_day(question) or (
+            own_questions and (_own_affairs(question) or _asks_to_be_served(question))
+        )
         text = text if asked else ", ".join(kept)
     if cues.ACKNOWLEDGEMENTS.match(match_form(text)) or cues.GREETING.match(match_form(text)):
         return ""
@@ -116,6 +118,27 @@ _NAMES_ALONE = 3
 def _capitalised(text: str) -> set[str]:
     """The (folded) words of ``text`` written with a capital."""
     return {match_form(w) for w in re.findall(r"\b(?-i:[A-ZÀ-Þ])[\w'-]*", text)}
+
+
+# The speaker asks to be served a certain way: "Can you send the reports as PDFs from now
+# on?", "¿Me lo pueden mandar cada mes?", "Mi può mandare i report in italiano?". A request
+# of how they want things is what they prefer, said as a question.
+_SERVED = re.compile(
+    r"\b(?:can|could|would|will) you\b.{0,40}\b(?:send|email|mail|post|call|phone|ring|text"
+    r"|write|forward|copy|put)\b"
+    r"|\b(?:mi|ci)\s(?:puo|potete|potrebbe|potreste|potrebbero)\s(?:\w+\s){0,2}?"
+    r"(?:mandare|inviare|spedire|chiamare|scrivere|girare|inoltrare|telefonare)"
+    r"|\b(?:puo|potete|potrebbe|potreste)\s(?:\w+\s){0,2}?(?:mandarmi|inviarmi|spedirmi"
+    r"|chiamarmi|scrivermi|girarmi|inoltrarmi|telefonarmi|mandarci|scriverci|chiamarci)"
+    r"|\b(?:me|nos)\s(?:lo|la|los|las)?\s?(?:puede|pueden|podria|podrian|podeis)\s"
+    r"(?:\w+\s){0,2}?(?:mandar|enviar|llamar|escribir|remitir|pasar)"
+    r"|\b(?:puede|pueden|podria|podrian)\s(?:\w+\s){0,2}?(?:mandarme|enviarme|llamarme"
+    r"|escribirme|mandarmelo|enviarmelo|mandarnos|escribirnos|llamarnos)"
+)
+
+
+def _asks_to_be_served(question: str) -> bool:
+    return bool(_SERVED.search(match_form(question)))
 
 
 def _proposes_a_day(question: str) -> bool:
@@ -205,16 +228,65 @@ def told(sentences: list[Sentence]) -> list[Sentence]:
     return out
 
 
+# A turn of conversation of at most this many informative sentences is kept a statement a
+# sentence: each says its own thing, of its own topic ("We live in Pozuelo. We still owe
+# 210,000 on the mortgage."), so a later change of one does not take the other with it.
+# A longer message (a text pasted in, a letter) is kept in pieces of MAX_EPISODE.
+SAID_APART = 6
+# A sentence of fewer content words than this ("Sí, Pozuelo.", "Esatto.") goes with the
+# next one (or, last, the one before): alone it says too little to be found.
+_FRAGMENT_WORDS = 2
+
+
+# A sentence that speaks of the one before by a pronoun ("We tried the SORT tracker. I
+# prefer it for its simplicity.") is told with it: alone it names nothing.
+_REFERS_BACK = re.compile(
+    r"\b(?:it|its|this|that|these|those|them|they|questo|questa|questi|queste|quello|quella"
+    r"|cio|esto|eso|esta|ese|esa|estos|esos|ello)\b"
+)
+
+
+def _statements(said: list[tuple[str, bool]]) -> list[list[str]]:
+    """Each sentence its own statement, a fragment joined to the one after it, a listing
+    pasted in, or a sentence that speaks of the one before (``_REFERS_BACK``), to that one
+    ("Here is my scheduler: ```…```")."""
+    pieces: list[list[str]] = []
+    pending: list[str] = []
+    for part, listing in said:
+        if (listing or _REFERS_BACK.search(match_form(part))) and pieces and not pending:
+            pieces[-1].append(part[: MAX_EPISODE * 2])
+            continue
+        pending.append(part[: MAX_EPISODE * 2])
+        if len(_content_words(" ".join(pending))) >= _FRAGMENT_WORDS:
+            pieces.append(pending)
+            pending = []
+    if pending:
+        if pieces:
+            pieces[-1].extend(pending)
+        else:
+            pieces.append(pending)
+    return pieces
+
+
 def episodes(
     sentences: list[Sentence], *, language: str, observed_at, own_questions: bool = True
 ) -> list[Candidate]:
     """The episodic memories of an event: what its sentences tell that no typed candidate
-    holds (``_untyped``), joined in order (cut into pieces of at most MAX_EPISODE).
+    holds (``_untyped``), in order: a statement a sentence in a turn of conversation
+    (``SAID_APART``), pieces of at most MAX_EPISODE in a longer message.
     ``own_questions`` off (an advisor asking the client): a question is kept only when it
     proposes a day."""
-    pieces: list[list[str]] = [[]]
-    for sentence in sentences:
-        for part in _untyped(sentence, own_questions):
+    said = [
+        (part, sentence.listing)
+        for sentence in sentences
+        for part in _untyped(sentence, own_questions)
+    ]
+    parts = [part for part, _ in said]
+    if len(parts) <= SAID_APART:
+        pieces = _statements(said)
+    else:  # a long message (a text, a document): read in pieces
+        pieces = [[]]
+        for part in parts:
             if pieces[-1] and len(" ".join([*pieces[-1], part])) > MAX_EPISODE:
                 pieces.append([])
             pieces[-1].append(part[: MAX_EPISODE * 2])

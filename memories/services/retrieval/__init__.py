@@ -60,7 +60,7 @@ from memories.services.embedding import providers as embeddings
 from memories.services.embedding import spaces
 from memories.services.retrieval.answers import expected_answer
 from memories.services.retrieval.aspects import with_aspects
-from memories.services.retrieval.floor import Floor, Relevance
+from memories.services.retrieval.floor import Floor, Relevance, asks_whether
 from memories.services.retrieval.framing import unframed
 from memories.services.retrieval.names import named_speakers, without_client
 from memories.services.retrieval.pick import CONTENT_HASH, ID, Candidate, Hit, select
@@ -164,10 +164,12 @@ def memories_search(
         # What it says about the conversation ("can you give me a summary of…", "throughout
         # our conversations") is not what it asks about (framing.py).
         topic = unframed(query)
+        # Asked of the question as put, before its framing is set aside (``floor``).
+        whether = asks_whether(query)
         hits = with_aspects(
-            _stable(client, topic, k, filters, weights, now),
+            _stable(client, topic, k, filters, weights, now, whether),
             topic,
-            lambda aspect: _ranked(client, aspect, 1, filters, weights, now),
+            lambda aspect: _ranked(client, aspect, 1, filters, weights, now, whether),
             k,
         )
         if budget_chars is not None:
@@ -184,23 +186,29 @@ FIRST_RESULTS = 10
 
 
 def _stable(
-    client, topic: str, k: int, filters: Filters, weights: dict, now: datetime
+    client, topic: str, k: int, filters: Filters, weights: dict, now: datetime, whether: bool
 ) -> list[Hit]:
     """The ``k`` best memories for ``topic``, the first ``FIRST_RESULTS`` of them the same
     at every ``k``. The pick looks deeper for a larger ``k`` (``SELECTION_DEPTH`` × k rows),
     and deeper it may choose otherwise among the first: a search for 50 would not begin as
     the search for 10 does. So those are the search for 10, and a larger ``k`` adds what
     its own search ranks next."""
-    first = _ranked(client, topic, FIRST_RESULTS, filters, weights, now)
+    first = _ranked(client, topic, FIRST_RESULTS, filters, weights, now, whether)
     if k <= FIRST_RESULTS or not first:
         return first[:k]
     taken = {hit.memory.pk for hit in first}
-    more = _ranked(client, topic, k, filters, weights, now)
+    more = _ranked(client, topic, k, filters, weights, now, whether)
     return first + [hit for hit in more if hit.memory.pk not in taken][: k - len(first)]
 
 
 def _ranked(
-    client, topic: str, k: int, filters: Filters, weights: dict, now: datetime
+    client,
+    topic: str,
+    k: int,
+    filters: Filters,
+    weights: dict,
+    now: datetime,
+    whether: bool = False,
 ) -> list[Hit]:
     """The ``k`` best memories for ``topic`` (the question without what it says about the
     conversation), before packing and before the reads are logged."""
@@ -210,9 +218,10 @@ def _ranked(
     window, undated = query_window(topic, now)
     # Names match by their words (and the speaker component); in a vector they would only
     # pull every statement of that person closer, whatever it says.
-    speakers, unnamed = named_speakers(client, without_client(client, undated))
+    about_client = without_client(client, undated)
+    speakers, unnamed = named_speakers(client, about_client)
     space, vector = _query_vector(client, unnamed) if weights.get("semantic") else (None, None)
-    words, blind_readings = _query_words(client.tenant, undated)
+    words, blind_readings = _query_words(client.tenant, about_client)
     asked_topics = query_topics(unnamed, space, vector) if weights.get("topic") else ()
     search = Search(
         client=client,
@@ -231,6 +240,7 @@ def _ranked(
         beginning=asks_beginning(topic),
         topics=asked_topics,
         about=question_about(unnamed),
+        whether=whether,
     )
     rows = scoped(_scored_candidates(search), topic, weights.get("scope", 0.0))
     return select(
@@ -300,7 +310,7 @@ def _scored_candidates(search: Search) -> list[Candidate]:
             fetched = cursor.fetchall()
     width, at = len(SCORED_COLUMNS), len(SCORED_COLUMNS) + 1 + len(COMPONENTS)
     floor = Floor.configured(search.space.model if search.space else None)
-    if fetched and not floor.answers(Relevance(*fetched[0][at : at + 4])):
+    if fetched and not floor.answers(Relevance(*fetched[0][at : at + 5]), whether=search.whether):
         return []  # nothing matches: that is the answer, not the client's nearest memories
     return [
         Candidate(
@@ -308,10 +318,10 @@ def _scored_candidates(search: Search) -> list[Candidate]:
             content_hash=row[CONTENT_HASH],
             base=row[width],
             components=row[width + 1 : at],
-            close=_cosines(row[at + 4], row[at + 5]),
-            said=_cosines(row[at + 4], row[at + 6]),
+            close=_cosines(row[at + 5], row[at + 6]),
+            said=_cosines(row[at + 5], row[at + 7]),
             columns=row[:width],
-            events=frozenset(row[at + 7] or ()),
+            events=frozenset(row[at + 8] or ()),
         )
         for row in fetched
     ]

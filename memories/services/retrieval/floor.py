@@ -1,55 +1,120 @@
-"""The relevance floor: whether a search has an answer at all."""
+"""The relevance floor: whether a search has an answer at all.
+
+A question about nothing the client said gets nothing, not the client's nearest memories;
+a plain question asked in other words gets its answer. What it takes depends on what the
+question asks (``asks_whether``):
+
+- **A value** ("Where does she live now?", "¿A qué se dedica?", "Quanto rischio vuole
+  prendersi?"): the client has a value of it when a memory is close in meaning
+  (``SEARCH_FLOOR_SEMANTIC``: the memory's cosine or its message's), or about the same
+  topic (``SEARCH_FLOOR_TOPIC``, ``topics``) and not far in meaning
+  (``SEARCH_FLOOR_SEMANTIC_TOPIC``), or holds most of the question's words
+  (``SEARCH_FLOOR_COVERAGE``).
+- **Whether something is so** ("Does she own a yacht?", "Ha mai vissuto a Londra?",
+  "¿Tiene perro?"): only a memory that says it answers. Near in topic is not enough (a
+  house is not a yacht, Turin is not London): it takes a memory closer in meaning
+  (``SEARCH_FLOOR_SEMANTIC_WHETHER``), most of the question's words, or a memory about the
+  same topic and close (``SEARCH_FLOOR_TOPIC_WHETHER``,
+  ``SEARCH_FLOOR_SEMANTIC_TOPIC_WHETHER``): "Is she still married?" is answered by "Ci
+  sposiamo in comune tra tre mesi".
+
+Keywords are read as asking for what there is. Once a search has an
+answer, the answer is the ranking as it stands: cutting results one by one by an absolute
+score costs recall (docs/decisions/). Measured as a decision, "answer" against "nothing",
+on the advisor sets (``bench/advisor.py``): see docs/decisions/.
+"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from memories.conf import cosine_setting, setting
+from memories.services.extraction.normalise import match_form
 
 
 @dataclass(frozen=True)
 class Relevance:
-    """Of every candidate of a search: the best and the median cosine, the best share of
-    the query's word weight, and how many there were."""
+    """Of every candidate of a search: the best cosine of a memory and of the message it
+    was said in, the best share of the query's word weight, how many there were, and the
+    best topic overlap among those not far in meaning."""
 
     best_semantic: float
-    median_semantic: float
+    best_context: float
     best_coverage: float
     candidates: int
+    best_topic: float
+
+    @property
+    def closest(self) -> float:
+        return max(self.best_semantic, self.best_context)
+
+
+# A question for a value opens with, or holds, a word that asks one (en / it / es, folded).
+_ASKS_VALUE = re.compile(
+    r"\b(?:what|what's|whats|where|when|who|whom|whose|how|which|why|quale|quali|qual|che"
+    r"|chi|dove|quando|come|quanto|quanta|quanti|quante|perche|cosa|que|donde|cuando|quien"
+    r"|quienes|como|cuanto|cuanta|cuantos|cuantas|cual|cuales)\b"
+)
+
+
+# A yes-or-no question in English opens with its verb; in Italian and Spanish it is told by
+# its question mark alone.
+_VERB_FIRST = re.compile(
+    r"^\W*(?:do|does|did|is|are|was|were|has|have|had|will|would|can|could|should|shall|may"
+    r"|might|must|am)\b"
+)
+# Asking the assistant to do something is a request for what it finds, not a yes or no:
+# "Can you give me a summary of…", "¿Puedes decirme…?", "Mi puoi ricordare…?".
+_REQUEST = re.compile(
+    r"^\W*(?:(?:can|could|would|will) you|please|puoi|puo|potresti|potrebbe|mi sai|sai dirmi"
+    r"|puedes|puede|podrias|podria|me puedes|me puede|me podrias|me podria|sabes)\b"
+)
+
+
+def asks_whether(query: str) -> bool:
+    """Whether the query asks whether something is so ("Does she own a yacht?", "¿Tiene
+    perro?"): a question, neither asking for a value nor asking the assistant to do
+    something. Keywords ("preferred contact channel") ask for what there is."""
+    folded = match_form(query)
+    if _ASKS_VALUE.search(folded) or _REQUEST.search(folded):
+        return False
+    return "?" in query or bool(_VERB_FIRST.search(folded))
 
 
 @dataclass(frozen=True)
 class Floor:
-    """Relevance, so that "nothing matches" is an answer. An answer needs one candidate
-    close in meaning (cosine ``semantic``), or holding a good share of the query's word
-    weight (``coverage``), or standing out from the rest (its cosine ``gap`` above the
-    candidates' median: a question put in other words than the memory's is still nearer to
-    it than to the others, a query about nothing the client said is near nothing in
-    particular). A client with fewer candidates than ``GAP_CANDIDATES`` has no median to
-    stand out from: there a candidate needs only ``semantic_few`` (with little to choose
-    from, a loose paraphrase is still the answer). Once it has one, the answer is the
-    ranking as it stands: cutting results one by one by an absolute score costs recall
-    (docs/decisions.md)."""
+    """The thresholds, for cosines of one model's vectors (``configured``)."""
 
     semantic: float
+    semantic_topic: float
+    semantic_whether: float
+    semantic_topic_whether: float
+    topic: float
+    topic_whether: float
     coverage: float
-    gap: float
-    semantic_few: float
-    GAP_CANDIDATES = 8
 
     @classmethod
     def configured(cls, model: str | None = None) -> Floor:
         """The floor for cosines of ``model``'s vectors (None: the default model's)."""
         return cls(
-            cosine_setting("SEARCH_FLOOR_SEMANTIC", model),
-            float(setting("SEARCH_FLOOR_COVERAGE")),
-            cosine_setting("SEARCH_FLOOR_GAP", model),
-            cosine_setting("SEARCH_FLOOR_SEMANTIC_FEW", model),
+            semantic=cosine_setting("SEARCH_FLOOR_SEMANTIC", model),
+            semantic_topic=cosine_setting("SEARCH_FLOOR_SEMANTIC_TOPIC", model),
+            semantic_whether=cosine_setting("SEARCH_FLOOR_SEMANTIC_WHETHER", model),
+            semantic_topic_whether=cosine_setting("SEARCH_FLOOR_SEMANTIC_TOPIC_WHETHER", model),
+            topic=float(setting("SEARCH_FLOOR_TOPIC")),
+            topic_whether=float(setting("SEARCH_FLOOR_TOPIC_WHETHER")),
+            coverage=float(setting("SEARCH_FLOOR_COVERAGE")),
         )
 
-    def answers(self, relevance: Relevance) -> bool:
-        if relevance.best_semantic >= self.semantic or relevance.best_coverage >= self.coverage:
+    def answers(self, relevance: Relevance, *, whether: bool) -> bool:
+        if relevance.best_coverage >= self.coverage:
             return True
-        if relevance.candidates < self.GAP_CANDIDATES:
-            return relevance.best_semantic >= self.semantic_few
-        return relevance.best_semantic - relevance.median_semantic >= self.gap
+        if whether:
+            return relevance.closest >= self.semantic_whether or (
+                relevance.best_topic >= self.topic_whether
+                and relevance.closest >= self.semantic_topic_whether
+            )
+        return relevance.closest >= self.semantic or (
+            relevance.best_topic >= self.topic and relevance.closest >= self.semantic_topic
+        )

@@ -197,7 +197,8 @@ def topic_versions(candidates: list[Candidate], topics, about: str = "") -> dict
     profile) or one per thing (a loan's balance, a plan), read surely (``TOPIC_ASKED``), and
     each memory must read as about it too (``TOPIC_VERSION``), be about the person the
     question asks about (``about``: "" the client), and answer the query about as well as
-    the older (``NEWER_MARGIN``). "We live in Borgo Trento" and, a year later, "we moved to
+    the older (``TOPIC_NEWER_MARGIN``): of those, the latest. "We live in Borgo Trento" and,
+    a year later, "we moved to
     Bussolengo two months ago" are two values of one thing however few words they share."""
     if not topics:
         return {}
@@ -212,12 +213,23 @@ def topic_versions(candidates: list[Candidate], topics, about: str = "") -> dict
     ]
     if len(about_it) < 2:
         return {}
-    newest = max(about_it, key=_said)
-    return {
-        c.id: newest.id
-        for c in about_it
-        if c is not newest and newest.base >= c.base - NEWER_MARGIN and not newest.events & c.events
-    }
+    margin = float(setting("TOPIC_NEWER_MARGIN"))
+    latest_first = sorted(about_it, key=_said, reverse=True)
+    found = {}
+    for older in about_it:
+        newer = next(
+            (
+                c
+                for c in latest_first
+                if _said(c) > _said(older)
+                and c.base >= older.base - margin
+                and not c.events & older.events
+            ),
+            None,
+        )
+        if newer is not None:
+            found[older.id] = newer.id
+    return found
 
 
 def _of(measures: dict, asked: frozenset[str]) -> set[str]:

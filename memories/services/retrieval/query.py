@@ -40,3 +40,5 @@ class Search:
     # role: "husband" for "What does her husband do?").
     topics: tuple[tuple[str, float], ...] = ()
     about: str = ""
+    # It asks whether something is so (or is keywords), not for a value (``floor``).
+    whether: bool = False

@@ -29,6 +29,7 @@ from memories.services.retrieval.text import (
 )
 from memories.services.retrieval.where import HAPPENED, filter_sql
 from memories.services.retrieval.window import Window
+from memories.services.topics.taxonomy import BY_NAME
 
 COMPONENTS = (
     "semantic",
@@ -71,8 +72,9 @@ def canonicity_sql(status_column: str) -> str:
     return f"CASE {status_column} {cases} ELSE 0.2 END::float8"
 
 
-# The relevance floor weighs this many of the nearest candidates, whatever k is.
-FLOOR_POOL = 40
+# A candidate's topic counts for the relevance floor when it is at least this close in
+# meaning (memories.services.retrieval.floor).
+TOPIC_NEAR = 0.15
 # Candidates of each kind a search reads at least (4k beyond k = 20). A pool of 4k (40 for
 # a search of ten) left out candidates that rank among the first ten when more are read:
 # recall@10 of a search for ten, BEAM 0.647 → 0.649, LoCoMo 0.778 → 0.782; 200 gained no
@@ -289,12 +291,20 @@ def _components(search: Search) -> Sql:
 
 def _on_topic(search: Search) -> Sql:
     """How much a memory is about what the question is about: the overlap of the two
-    readings (the sum, over topics, of the smaller of the two probabilities), in [0, 1].
+    readings (the sum, over topics, of the smaller of the two probabilities), in [0, 1],
+    over the topics of the cardinalities ``SEARCH_TOPIC_CARDINALITIES`` names that the
+    question reads as at least ``SEARCH_TOPIC_MIN`` likely (a question about nothing in
+    particular, "What did she do last weekend?", leans on no topic).
     "Where does she live now?" reads as residence; "We moved to Bussolengo two months ago"
     does too, whatever words each uses and in whichever language."""
-    if not search.topics:
+    counted = set(str(setting("SEARCH_TOPIC_CARDINALITIES")).split(","))
+    surely = float(setting("SEARCH_TOPIC_MIN"))
+    topics = [
+        (t, p) for t, p in search.topics if BY_NAME[t].cardinality in counted and p >= surely
+    ]
+    if not topics:
         return Sql("0::float8")
-    names, probabilities = zip(*search.topics, strict=True)
+    names, probabilities = zip(*topics, strict=True)
     return sql(
         "coalesce((SELECT sum(least(q.p, coalesce((m.topics ->> q.t)::float8, 0))) "
         "FROM unnest({names}::text[], {probabilities}::float8[]) AS q(t, p)), 0)::float8",
@@ -357,8 +367,9 @@ def _best_rows(short: Sql) -> Sql:
     CLOSE_FLOOR: both cosines), the relevance figures and ``short``."""
     return sql(
         "SELECT {columns}, b.base, {components}, "
-        "relevance.best_semantic, relevance.median_semantic, relevance.best_coverage, "
-        "relevance.candidates, close.ids, close.cosines, close.said, told.events, short.flag "
+        "relevance.best_semantic, relevance.best_context, relevance.best_coverage, "
+        "relevance.candidates, relevance.best_topic, close.ids, close.cosines, close.said, "
+        "told.events, short.flag "
         "FROM best b JOIN said bs ON bs.id = b.id "
         "LEFT JOIN LATERAL (SELECT array_agg(ev.event_id) AS events FROM memories_evidence ev "
         "WHERE ev.memory_id = b.id) told ON true LEFT JOIN "
@@ -377,12 +388,17 @@ def _best_rows(short: Sql) -> Sql:
 
 
 def _relevance() -> Sql:
-    """What the relevance floor weighs: the nearest FLOOR_POOL candidates, however many the
-    search reads for its k (a larger k must not turn "nothing" into an answer)."""
+    """What the relevance floor weighs (``floor.Relevance``), over every candidate, however
+    many the search reads for its k (a larger k must not turn "nothing" into an answer:
+    the nearest ``CANDIDATE_POOL``, which every search reads): the best cosine of a memory
+    and of its message, the best share of the query's word weight, how many there were,
+    and the best topic overlap of a candidate not far in meaning (``TOPIC_NEAR``)."""
     return sql(
-        "(SELECT max(n.c_semantic) AS best_semantic, percentile_cont(0.5) WITHIN GROUP "
-        "(ORDER BY n.c_semantic) AS median_semantic, (SELECT max(c_coverage) FROM scored) "
-        "AS best_coverage, count(*) AS candidates FROM (SELECT c_semantic FROM scored "
+        "(SELECT max(n.c_semantic) AS best_semantic, max(n.c_context) AS best_context, "
+        "(SELECT max(c_coverage) FROM scored) AS best_coverage, count(*) AS candidates, "
+        "coalesce(max(n.c_topic) FILTER (WHERE greatest(n.c_semantic, n.c_context) >= {near}), "
+        "0) AS best_topic FROM (SELECT c_semantic, c_context, c_topic FROM scored "
         "ORDER BY c_semantic DESC LIMIT {floor_pool}) n)",
-        floor_pool=FLOOR_POOL,
+        near=TOPIC_NEAR,
+        floor_pool=CANDIDATE_POOL,
     )

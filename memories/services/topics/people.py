@@ -17,8 +17,11 @@ a statement said in Italian and a question asked in English meet. Read on folded
 from __future__ import annotations
 
 import re
+import unicodedata
 
+from memories.services.extraction import patterns as cues
 from memories.services.extraction.normalise import match_form
+from memories.services.extraction.vocabulary import GRAMMAR_WORDS, REACTION_WORDS
 from memories.text import fold
 
 # Each role's words, en / it / es, folded.
@@ -87,20 +90,60 @@ _NOT_NAME_WORDS = (
     "i we you he she they it this that there here the a an my our your his her their "
     "io noi lei lui loro questo questa quello quella qui qua il la lo le gli un una "
     "yo nosotros usted ella el ellos esto eso esta este aqui alli los las mi su "
-    "also then but and so well yes no ok e ma poi si y pero pues bueno"
+    "also then but and so well yes no ok e ma poi si y pero pues bueno "
+    # Interjections and words that open a sentence as a name would ("Eh, Roma è Roma").
+    "eh ah oh beh mah boh uh hmm ecco guarda guardi senti senta dai vabbe insomma allora "
+    "mira mire oye oiga vale venga hombre claro vaya jaja haha hey look right sure "
+    "anyway honestly actually still now ora adesso ahora ya"
 )
-_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
+_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split()) | GRAMMAR_WORDS | REACTION_WORDS
 
 
 # A word of a reference shorter than this is not taken for a name ("adv", "id", "c1").
 _SHORTEST_NAME = 3
 
 
+# Greetings and farewells said with the name of the one greeted: "Buongiorno Lorenza",
+# "Hi Mrs Hollis", "Bye Álvaro", "Gracias, Inma", "Egun on, Inma".
+_GREETING = (
+    r"(?:good (?:morning|afternoon|evening)|morning|afternoon|evening|hi|hello|hey|dear|bye"
+    r"|goodbye|thanks|thank you|cheers|welcome|buongiorno|buonasera|buon pomeriggio|ciao"
+    r"|salve|gentile|caro|cara|carissim[oa]|arrivederci|grazie|bentornat[oa]|benvenut[oa]"
+    r"|hola|buenos dias|buenas tardes|buenas noches|buenas|estimad[oa]|querid[oa]|adios"
+    r"|hasta luego|gracias|bienvenid[oa]|egun on|bon dia)"
+)
+_TITLE_WORDS = "mr|mrs|ms|miss|dr|signor|signora|signorina|dottor|dottoressa|don|dona|senor|senora"
+_CALLED = re.compile(
+    rf"^\W*{_GREETING},?\s+(?:(?:{_TITLE_WORDS})\.?\s+)?(?P<name>(?-i:[A-ZÀ-Þ])[\w'-]+)"
+    rf"(?:\s(?P<surname>(?-i:[A-ZÀ-Þ])[\w'-]+))?\s*(?:[,!.?;]|$)"
+    rf"|^\W*(?:(?:{_TITLE_WORDS})\.?\s+)?(?P<first>(?-i:[A-ZÀ-Þ])[\w'-]+),\s+{_GREETING}\b",
+    re.IGNORECASE,
+)
+
+
+def names_called(text: str) -> list[str]:
+    """The names (folded) a message greets its listener by, when it opens with a greeting
+    and a name ("Buongiorno signora Bertolini, si accomodi.") or a name and a greeting
+    ("Álvaro, buenos días.")."""
+    found = _CALLED.match(_unaccented(text))
+    if not found:
+        return []
+    names = [found["name"] or found["first"], found["surname"]]
+    return [n for n in (fold(w) for w in names if w) if n not in _NOT_NAMES]
+
+
+def _unaccented(text: str) -> str:
+    """``text`` without its accents, its case kept ("Buenos días, Álvaro" → "Buenos dias,
+    Alvaro")."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
 def client_names(client) -> frozenset[str]:
     """The client's own names, folded: the words of its display name, and of its
     reference when that is written in letters (``lorenza-bertolini``, ``Marta.Llorente``),
     not a number or a code."""
-    names: set[str] = set()
+    names: set[str] = set(getattr(client, "names", None) or ())
     for text in (client.display_name or "", client.external_ref or ""):
         words = [w for w in re.split(r"[\s._@+-]+", fold(text)) if w]
         if any(not w.isalpha() for w in words):
@@ -133,7 +176,7 @@ def statement_about(content: str, *, client_names: frozenset[str] = frozenset())
         if named and named not in _NOT_NAMES and named not in client_names:
             return named
         return ROLE_OF[found["role"]]
-    if found := _OPENS_WITH_NAME.match(content.lstrip()):
+    if found := _OPENS_WITH_NAME.match(cues.DISCOURSE.sub("", content.lstrip())):
         name = match_form(found["name"])
         if name not in _NOT_NAMES and name not in client_names:
             return name

@@ -28,9 +28,11 @@ from memories.models import (
     Relation,
     Tenant,
 )
+from memories.services.extraction.heuristic import speaker_role
 from memories.services.extraction.normalise import spot_entities
 from memories.services.signals import conflicts_found
 from memories.services.tenancy.members import client_assign_advisor
+from memories.services.topics.people import names_called
 from memories.services.webhooks import events as webhook_events
 from memories.services.write.outcomes import Outcome, OutcomeWriter, stored_outcomes
 from memories.services.write.prepare import EventInput, Prepared, add_contexts, prepare_all
@@ -242,24 +244,37 @@ def _resolve_clients(user, tenant: Tenant, found: dict[str, Client | None]) -> d
     return clients
 
 
-# A client's known speakers stop growing here (a conversation has a handful).
+# A client's known speakers, and the names they are called by, stop growing here (a
+# conversation has a handful).
 MAX_SPEAKERS = 50
+MAX_NAMES = 10
 
 
 def _note_speakers(prepared: list[Prepared], clients: dict[str, Client]) -> None:
     """Add the people heard (by name, not roles) to their client's ``speakers``, so search
-    can tell a name in a query from a topic word. One UPDATE per client with a new one."""
+    can tell a name in a query from a topic word; and the names an advisor greets the
+    client by ("Buongiorno Lorenza") to its ``names``, so a question that names the client
+    asks about the client. One UPDATE per client with something new."""
     heard: dict[str, dict[str, None]] = {}
+    called: dict[str, dict[str, None]] = {}
     for p in prepared:
         if name := speaker_words(p.item.speaker):
             heard.setdefault(p.item.client, {})[name] = None
-    for ref, names in heard.items():
+        if speaker_role(p.item.speaker) == "staff":
+            for name in names_called(p.content):
+                called.setdefault(p.item.client, {})[name] = None
+    for ref in heard.keys() | called.keys():
         client = clients[ref]
         known = {s.casefold() for s in client.speakers}
-        new = [n for n in names if n.casefold() not in known]
-        if new and len(client.speakers) < MAX_SPEAKERS:
-            client.speakers = [*client.speakers, *new][:MAX_SPEAKERS]
-            Client.objects.filter(pk=client.pk).update(speakers=client.speakers)
+        speakers = [n for n in heard.get(ref, {}) if n.casefold() not in known]
+        names = [n for n in called.get(ref, {}) if n not in client.names]
+        changed: dict[str, list[str]] = {}
+        if speakers and len(client.speakers) < MAX_SPEAKERS:
+            client.speakers = changed["speakers"] = [*client.speakers, *speakers][:MAX_SPEAKERS]
+        if names and len(client.names) < MAX_NAMES:
+            client.names = changed["names"] = [*client.names, *names][:MAX_NAMES]
+        if changed:
+            Client.objects.filter(pk=client.pk).update(**changed)
 
 
 def _lock_clients(clients) -> None:

@@ -48,6 +48,9 @@ class Prepared:
     candidates: list[extraction.Candidate]
     vectors: list[list[float] | None]
     context: str = ""  # the turn before it in its session: what it answers
+    # The question it answers: the end of the turn before, when another speaker asked it
+    # ("¿A qué se dedica usted?" before "Soy fisioterapeuta"); its message is read with it.
+    asked: str = ""
     # The vector of the whole message (``message``), when it yields memories and was embedded.
     message_vector: list[float] | None = None
     # What was said, before its secrets were withheld (``content`` has the placeholders),
@@ -63,13 +66,16 @@ class Prepared:
         and the call embeds one text fewer."""
         if not self.candidates or self.own_vector_suffices:
             return ""
-        return message_text(self.content)
+        return message_text(f"{self.asked} {self.content}" if self.asked else self.content)
 
     @property
     def own_vector_suffices(self) -> bool:
-        """The message yields one statement that keeps most of what it says."""
-        return len(self.candidates) == 1 and len(self.candidates[0].content) >= MESSAGE_KEPT * len(
-            self.content
+        """The message yields one statement that keeps most of what it says, and answers
+        no question (an answer is read with what it answers)."""
+        return (
+            not self.asked
+            and len(self.candidates) == 1
+            and len(self.candidates[0].content) >= MESSAGE_KEPT * len(self.content)
         )
 
     @property
@@ -168,8 +174,22 @@ def add_contexts(tenant: Tenant, prepared: list[Prepared]) -> None:
     for p in prepared:
         if p.item.session:
             key = (p.item.client, p.item.session)
-            p.context = last.get(key, "")[-CONTEXT_CHARS:]
-            last[key] = p.content
+            speaker, before = last.get(key, ("", ""))
+            p.context = before[-CONTEXT_CHARS:]
+            if speaker.casefold() != p.item.speaker.casefold():
+                p.asked = question_asked(before)
+            last[key] = (p.item.speaker, p.content)
+
+
+def question_asked(turn: str) -> str:
+    """The question a turn ends with (from the sentence that asks it), or "": what the next
+    speaker's message answers."""
+    if "?" not in turn[-CONTEXT_CHARS:]:
+        return ""
+    end = turn.rstrip()
+    start = max(end.rfind(mark, 0, len(end) - 1) for mark in ".!\n")
+    question = end[start + 1 :].strip()
+    return question[-CONTEXT_CHARS:] if question.endswith("?") else ""
 
 
 # The latest stored event of each (client reference, session reference) up to a time.
@@ -189,9 +209,12 @@ def _turns_before(tenant: Tenant, first: dict[tuple[str, str], datetime]) -> dic
     # One round trip, through the ORM so that an encrypted tenant's content is opened.
     found = Event.objects.filter(
         pk__in=RawSQL(_TURN_BEFORE, [tenant.pk, list(clients), list(sessions), times])  # noqa: S611
-    ).values_list("client__external_ref", "session__external_ref", "content")
+    ).values_list("client__external_ref", "session__external_ref", "speaker", "content")
     # A tenant that keeps secrets sealed in its events: the turn before is read without them.
-    return {(client, session): withheld(content)[0] for client, session, content in found}
+    return {
+        (client, session): (speaker, withheld(content)[0])
+        for client, session, speaker, content in found
+    }
 
 
 def _include_assistant(item: EventInput) -> bool:

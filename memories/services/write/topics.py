@@ -2,11 +2,10 @@
 (``memories.services.topics``), whom it is about, the kind of memory that makes it, and
 whether the message was small talk.
 
-- **Small talk leaves nothing.** A message that reads as small talk (greetings, thanks,
-  goodbyes, offers, compliments: ``TOPIC_SMALL_TALK_MESSAGE``) yields no memory, but for a
-  statement in it that reads as something to remember ("Thanks! By the way, we moved to
-  Turin in May."); a statement that reads as small talk itself, surely
-  (``TOPIC_SMALL_TALK_STATEMENT``), yields none wherever it is said.
+- **Small talk leaves nothing.** A short message (``SMALL_TALK_WORDS``) that reads as small
+  talk (greetings, thanks, goodbyes, offers, compliments: ``TOPIC_SMALL_TALK_MESSAGE``)
+  yields no memory, but for a statement in it that reads as something to remember
+  ("Thanks! By the way, we moved to Turin.").
 - **One meaning, one kind.** A statement whose topic is read surely enough
   (``TOPIC_TYPED``) is the kind of memory its topic makes (``Topic.category``), whatever its
   words and its language: "Llámame los miércoles" is a preference as "Please call me on
@@ -23,6 +22,7 @@ statements are embedded with the local model for this alone.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -72,7 +72,11 @@ def topics_read(prepared: list[Prepared], space: EmbeddingSpace | None, clients)
         kept: list[tuple[Candidate, list[float] | None]] = []
         for j, (candidate, vector) in enumerate(zip(p.candidates, p.vectors, strict=True)):
             reading = by_statement[(id(p), j)]
-            if _small_talk(reading, message):
+            if p.asked and (len(p.candidates) == 1 or _words(candidate.content) <= _ELLIPTICAL):
+                # An answer says what it is about with its question: "Por WhatsApp, que el
+                # correo lo tengo saturado" after "¿Cómo prefiere que le contacte?".
+                reading = max(reading, message, key=lambda r: r.probability)
+            if _small_talk(reading, message, p.content):
                 continue
             kept.append((_understood(candidate, reading, names), vector))
         p.candidates = [c for c, _ in kept]
@@ -97,16 +101,29 @@ def _read(texts: list[str], vectors: list, *, input_type: str) -> list[topics.Re
     return [r or topics.NOTHING for r in readings]
 
 
-def _small_talk(reading: topics.Reading, message: topics.Reading) -> bool:
-    """Whether a statement is small talk: read so itself, or said in a message read so
-    and not read as something to remember."""
-    if reading.is_(SMALL_TALK, float(setting("TOPIC_SMALL_TALK_STATEMENT"))):
-        return True
-    if not message.is_(SMALL_TALK, float(setting("TOPIC_SMALL_TALK_MESSAGE"))):
+def _small_talk(reading: topics.Reading, message: topics.Reading, said: str) -> bool:
+    """Whether a statement is small talk: said in a short message (``SMALL_TALK_WORDS``)
+    that reads as small talk, and not itself read as something to remember. A pleasantry
+    is short: a longer message that reads as small talk is chat that tells something
+    ("Wow, John! Congrats on the promotion!"), and its sentences are kept."""
+    if _words(said) > int(setting("SMALL_TALK_WORDS")) or not message.is_(
+        SMALL_TALK, float(setting("TOPIC_SMALL_TALK_MESSAGE"))
+    ):
         return False
     return reading.topic in (SMALL_TALK, OTHER) or reading.probability < float(
         setting("TOPIC_KEEP")
     )
+
+
+# An answer this short says what it is about only with the question it answers.
+_ELLIPTICAL = 8
+
+
+def _words(text: str) -> int:
+    return len(_WORD.findall(text))
+
+
+_WORD = re.compile(r"\w+")
 
 
 def _understood(candidate: Candidate, reading: topics.Reading, names) -> Candidate:
