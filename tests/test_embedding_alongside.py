@@ -110,7 +110,9 @@ def test_a_model_that_fails_beside_the_transaction_keeps_the_memory_without_a_ve
     assert response[HEADER] == "req-embed-beside"
     assert [m["action"] for m in response.json()["memories"]] == ["added"]
     assert _vectors(response.json()) == 0
-    assert embedder.threads_seen == ["memoryhub-embed"]
+    # The statements were embedded beside the transaction; what they are about is then read
+    # with the local model on the request's own thread, and that fails the same way.
+    assert embedder.threads_seen[0] == "memoryhub-embed"
     (warning,) = [r for r in caplog.records if "without embeddings" in r.getMessage()]
     assert warning.request_id == "req-embed-beside"
 

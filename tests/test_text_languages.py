@@ -51,6 +51,13 @@ def _client_configs(client) -> dict[str, int]:
         return dict(cursor.fetchall())
 
 
+def _italian_stem(word: str) -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT tsvector_to_array(to_tsvector('italian', %s))", [word])
+        (stem,) = cursor.fetchone()[0]
+        return stem
+
+
 def _found(client, query: str) -> list[str]:
     hits = memories_search(client=client, query=query, weights=TEXT_ONLY, record_access=False)
     return [h.memory.content for h in hits]
@@ -216,7 +223,9 @@ def test_the_migration_reindexes_existing_memories_in_their_language(personas):
 
     migrate(LATEST_BEFORE)  # its way back: every memory in its tenant's language
     assert "investimenti" in _lexemes(italian)
-    assert _found(personas.client, "investimento") == []
+    # Today's search reads columns that schema lacks: what it would find is told by the
+    # lexemes, and the Italian stem a search for "investimento" needs is not among them.
+    assert _italian_stem("investimento") not in _lexemes(italian)
     with content_rewrite():
         Memory.objects.filter(pk=italian.pk).update(language="")  # as summaries were stored
 

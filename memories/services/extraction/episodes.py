@@ -116,8 +116,10 @@ _NAMES_ALONE = 3
 
 
 def _capitalised(text: str) -> set[str]:
-    """The (folded) words of ``text`` written with a capital."""
-    return {match_form(w) for w in re.findall(r"\b(?-i:[A-ZÀ-Þ])[\w'-]*", text)}
+    """The (folded) words of ``text`` written with a capital and without a digit: a code
+    or an account number ("IT60X0542…") is not a name."""
+    found = re.findall(r"\b(?-i:[A-ZÀ-Þ])[\w'-]*", text)
+    return {match_form(w) for w in found if not any(c.isdigit() for c in w)}
 
 
 # The speaker asks to be served a certain way: "Can you send the reports as PDFs from now

@@ -17,12 +17,15 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from memories.services.topics.taxonomy import BY_NAME, OTHER, SMALL_TALK
+
+logger = logging.getLogger(__name__)
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "corpus"
@@ -127,8 +130,14 @@ def read_texts(texts: list[str], *, input_type: str) -> list[Reading]:
     if not texts:
         return []
     from memories.services.embedding.local_model import get_local_embedder
+    from memories.services.embedding.onnx_encoder import LocalModelError
 
-    vectors = get_local_embedder("local").embed(list(texts), input_type=input_type)
+    try:
+        vectors = get_local_embedder("local").embed(list(texts), input_type=input_type)
+    except LocalModelError as exc:
+        # No local model to read with: no topic is read, and everything else goes on.
+        logger.warning("topics not read: %s", exc)
+        return [NOTHING] * len(texts)
     return read_vectors(vectors)
 
 
