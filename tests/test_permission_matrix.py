@@ -112,7 +112,9 @@ def _clients_seen(response, world, persona):
 
 EVENT = {"client": "emma", "content": "I prefer phone calls in the morning.", "external_id": "m-1"}
 READ_EMMA = cells(200, advisor2=404, heir=404)  # outsider: their own tenant's emma
-WRITE_EMMA = cells(201, advisor2=404, client=403, heir=404)
+# A role that may not write is refused before the reference is looked up (403 whatever
+# it names); an advisor's "not yours" is a 404, the same as for a reference nobody has.
+WRITE_EMMA = cells(201, advisor2=404, client=403, heir=403)
 MEMORY_READ = cells(200, outsider=404, advisor2=404, client=404, heir=404)
 API_405 = cells(405)
 OPEN_200, OPEN_405 = cells(200, anonymous=200), cells(405, anonymous=405)

@@ -225,10 +225,11 @@ def test_client_for_write(personas):
     assert permissions.client_for_write(personas.advisor, tenant, "new-one") is None
     with pytest.raises(PermissionDenied):
         permissions.client_for_write(personas.client_user, tenant, "emma")
-    with pytest.raises(PermissionDenied):
-        permissions.client_for_write(personas.heir, tenant, "new-one")
-    with pytest.raises(Http404):
-        permissions.client_for_write(personas.heir, tenant, "giulia")
+    # A role that may not write hears so about any reference: its own, another client's
+    # (giulia, the heir's parent) and one nobody has alike.
+    for ref in ("marco", "giulia", "new-one"):
+        with pytest.raises(PermissionDenied):
+            permissions.client_for_write(personas.heir, tenant, ref)
 
 
 def test_scoped_refuses_a_model_it_does_not_know(personas):

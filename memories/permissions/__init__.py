@@ -23,7 +23,9 @@ Three kinds of answer:
 - ``*_for_read`` / ``*_for_write`` / ``*_for_decision``: fetch one object for a user; they
   raise ``Http404`` when the user may not see it (the same answer as for a missing one,
   so ids and references cannot be probed) and ``PermissionDenied`` (403) when the user
-  may see it but not do that.
+  may see it but not do that. A role that may never do that (a client's key writing)
+  gets its 403 before anything is looked up, whatever the
+  id or reference: an answer that then varied would tell what exists.
 - ``*_visible_to`` and ``scoped``: filter querysets to what a user may see. Lists are
   filtered, never checked row by row.
 

@@ -215,14 +215,20 @@ def client_for_read(user, tenant: Tenant, external_ref: str) -> Client:
 
 def client_for_write(user, tenant: Tenant, external_ref: str) -> Client | None:
     """The client ``external_ref`` if ``user`` may write its memory; None if it does not
-    exist yet and the user may create it. 404 if the user may not see it, 403 if they
-    may see it (or would see it, once created) but not write."""
+    exist yet and the user may create it. 403 if the user's role may not write (whatever
+    the reference), else 404 if they may not see it."""
     return clients_for_write(user, tenant, [external_ref])[external_ref]
 
 
 def clients_for_write(user, tenant: Tenant, external_refs) -> dict[str, Client | None]:
     """``client_for_write`` for many references, with one query for the clients: the first
-    one refused raises, in reference order."""
+    one refused raises, in reference order.
+
+    A role that may not write at all (client, prospect, heir) is refused before any
+    reference is looked up: references are people's names, and a refusal that differed
+    between another client's reference and one nobody has would tell which clients exist."""
+    if is_read_only(user, tenant):
+        raise PermissionDenied(READ_ONLY_MESSAGE)
     refs = sorted(set(external_refs))
     found = {c.external_ref: c for c in Client.objects.filter(tenant=tenant, external_ref__in=refs)}
     for client in found.values():
@@ -232,8 +238,6 @@ def clients_for_write(user, tenant: Tenant, external_refs) -> dict[str, Client |
 
 def _writable(user, tenant: Tenant, external_ref: str, client: Client | None) -> Client | None:
     if client is None:
-        if is_read_only(user, tenant):
-            raise PermissionDenied(READ_ONLY_MESSAGE)
         if not can_create_client(user, tenant):
             raise _not_yours(user, tenant, external_ref)
         return None
