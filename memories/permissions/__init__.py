@@ -23,8 +23,8 @@ Three kinds of answer:
 - ``*_for_read`` / ``*_for_write`` / ``*_for_decision``: fetch one object for a user; they
   raise ``Http404`` when the user may not see it (the same answer as for a missing one,
   so ids and references cannot be probed) and ``PermissionDenied`` (403) when the user
-  may see it but not do that. A role that may never do that (a client's key writing)
-  gets its 403 before anything is looked up, whatever the
+  may see it but not do that. A role that may never do that (a client's key writing,
+  an advisor deciding a review) gets its 403 before anything is looked up, whatever the
   id or reference: an answer that then varied would tell what exists.
 - ``*_visible_to`` and ``scoped``: filter querysets to what a user may see. Lists are
   filtered, never checked row by row.
@@ -48,6 +48,7 @@ from memories.permissions.objects import (
     can_browse_clients,
     can_create_client,
     can_decide_review,
+    can_decide_reviews,
     can_erase_client,
     can_export_client,
     can_import_client,
@@ -98,6 +99,7 @@ from memories.permissions.roles import (
     READ_ONLY_MESSAGE,
     READ_ONLY_ROLES,
     READ_OWN_CORE,
+    REVIEWS_MESSAGE,
     ROLE_PERMISSIONS,
     RUN_EVALUATION,
     SEE_ALL_CLIENTS,
@@ -127,6 +129,7 @@ __all__ = [
     "READ_ONLY_MESSAGE",
     "READ_ONLY_ROLES",
     "READ_OWN_CORE",
+    "REVIEWS_MESSAGE",
     "ROLE_PERMISSIONS",
     "RUN_EVALUATION",
     "SEE_ALL_CLIENTS",
@@ -140,6 +143,7 @@ __all__ = [
     "can_browse_clients",
     "can_create_client",
     "can_decide_review",
+    "can_decide_reviews",
     "can_erase_client",
     "can_export_client",
     "can_import_client",

@@ -18,7 +18,12 @@ from memories.models import (
     Tenant,
     Tier,
 )
-from memories.permissions.querysets import clients_visible_to, memories_visible_to, scoped
+from memories.permissions.querysets import (
+    clients_visible_to,
+    memories_visible_to,
+    reviewable,
+    tenants_visible_to,
+)
 from memories.permissions.roles import (
     CREATE_CLIENT,
     DECIDE_REVIEW,
@@ -29,6 +34,7 @@ from memories.permissions.roles import (
     MANAGE_WEBHOOKS,
     OVERRIDE_TIER,
     READ_ONLY_MESSAGE,
+    REVIEWS_MESSAGE,
     RUN_EVALUATION,
     SEE_ALL_CLIENTS,
     VIEW_OPERATIONS,
@@ -90,6 +96,14 @@ def can_override_tier(user, target: Tenant | Memory) -> bool:
 
 def can_view_review_queue(user, tenant: Tenant) -> bool:
     return has_perm(user, tenant, VIEW_REVIEWS)
+
+
+def can_decide_reviews(user, tenant: Tenant | None) -> bool:
+    """Decides reviews in ``tenant``, or (None) in some tenant of theirs: the review queue
+    is theirs to open."""
+    if tenant is not None:
+        return has_perm(user, tenant, DECIDE_REVIEW)
+    return any(has_perm(user, t, DECIDE_REVIEW) for t in tenants_visible_to(user))
 
 
 def can_decide_review(user, target) -> bool:
@@ -300,15 +314,19 @@ def memory_for_tier_override(user, tenant: Tenant | None, memory_id) -> Memory:
     return memory
 
 
-def review_item_for_decision(user, items: QuerySet, item_id):
+def review_item_for_decision(user, items: QuerySet, item_id, tenant: Tenant | None = None):
     """The review item ``item_id`` from ``items`` (``ReviewItem.objects``: ``memories``
-    does not import ``curation``) if ``user`` may decide it; 404 if they may not see it,
-    403 if they may see it but not decide (advisors)."""
-    item = scoped(user, items).select_related("client").filter(pk=item_id).first()
+    does not import ``curation``) if ``user`` may decide it, in ``tenant`` (the API's) or
+    None (the pages: any tenant of theirs). 403 for a user who decides no reviews there,
+    whatever the id: an advisor told 403 for an item about their own client and 404 for
+    an id nobody has would learn which ids exist. Else 404 for one they may not decide."""
+    if not can_decide_reviews(user, tenant):
+        raise PermissionDenied(REVIEWS_MESSAGE)
+    if tenant is not None:
+        items = items.filter(tenant=tenant)
+    item = reviewable(user, items).select_related("client").filter(pk=item_id).first()
     if item is None:
         raise Http404("Review item not found.")
-    if not can_decide_review(user, item):
-        raise PermissionDenied("Only a supervisor may decide a review.")
     return item
 
 
