@@ -82,6 +82,12 @@ def can_read_memory(user, memory: Memory) -> bool:
     return memories_visible_to(user, memory.tenant_id).filter(pk=memory.pk).exists()
 
 
+def can_write_memories(user, tenant: Tenant) -> bool:
+    """May write memory at all in ``tenant`` (post events, forget, give feedback): which
+    agent tools a key is offered."""
+    return has_perm(user, tenant, WRITE_MEMORY)
+
+
 def can_write_memory(user, memory: Memory) -> bool:
     """May forget this memory or give feedback on it."""
     return has_perm(user, memory.tenant_id, WRITE_MEMORY) and can_read_memory(user, memory)
