@@ -155,6 +155,17 @@ def can_view_operations(user, tenant: Tenant) -> bool:
     return has_perm(user, tenant, VIEW_OPERATIONS)
 
 
+def can_see_health_details(user, tenant: Tenant | None) -> bool:
+    """May read the health report's details (database and pgvector versions, embedding
+    providers, queue counts): who operates the system, the roles that see job runs and
+    the audit trail (supervisors, admins), in ``tenant`` or (None, a browser session) in
+    some tenant of theirs. An advisor's agent or a client's key needs the status alone,
+    and the details would tell whoever holds a leaked one what to attack."""
+    if tenant is not None:
+        return can_view_operations(user, tenant)
+    return any(can_view_operations(user, t) for t in tenants_visible_to(user))
+
+
 def readable_tiers(user, client: Client) -> tuple[str, ...]:
     """The tiers of ``client``'s memory ``user`` may read; () means every tier."""
     return (Tier.CORE,) if is_read_only(user, client.tenant_id) else ()
