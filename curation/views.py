@@ -35,10 +35,8 @@ RECENT_DECISIONS = 8
 
 
 def _reviewer(user) -> None:
-    if not any(
-        permissions.can_decide_review(user, t) for t in permissions.tenants_visible_to(user)
-    ):
-        raise PermissionDenied("The review queue is for supervisors and admins.")
+    if not permissions.can_decide_reviews(user, None):
+        raise PermissionDenied(permissions.REVIEWS_MESSAGE)
 
 
 def _type(value: str | None) -> str:

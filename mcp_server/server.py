@@ -25,7 +25,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_server.calls import Answer, BadArguments, Call, api_call_async, call_for, in_own_thread
 from memories import permissions
 from memories.api.errors import error_body
-from memories.api.tool_schemas import TOOLS, TOOLS_BY_NAME
+from memories.api.tool_schemas import READ_TOOLS, TOOLS_BY_NAME, tools_offered
 from memories.middleware import DATABASE_ERRORS, database_trouble
 from memories.services.tenancy.api_keys import InvalidApiKey, api_key_verify
 
@@ -37,8 +37,6 @@ INSTRUCTIONS = (
     "each client message (or tool result, or decision) worth keeping, call remember with it, "
     "verbatim. Use recall to look up one topic. Say 'client' the same way in every call."
 )
-# Read-only tools (resources are read-only too): hosts may run them without asking.
-_READ_ONLY = {"recall", "get_context", "get_memory", "list_recent"}
 RESOURCES_PER_PAGE = 100
 _SCHEME = "memoryhub://clients/"
 _KINDS = {
@@ -70,9 +68,10 @@ def mcp_tool(tool: dict) -> types.Tool:
         description=function["description"],
         input_schema=function["parameters"],
         annotations=types.ToolAnnotations(
-            read_only_hint=name in _READ_ONLY,
+            # Hosts may run the read-only tools (and read resources) without asking.
+            read_only_hint=name in READ_TOOLS,
             destructive_hint=name == "forget",
-            idempotent_hint=name in _READ_ONLY or name == "forget",
+            idempotent_hint=name in READ_TOOLS or name == "forget",
             open_world_hint=False,
         ),
     )
@@ -140,31 +139,26 @@ def _visible_clients(raw_key: str, offset: int, limit: int) -> list[str]:
 _visible_clients_async = in_own_thread(_visible_clients)
 
 
-def _reads_only(raw_key: str) -> bool:
-    """Whether the key's role may only read memory (a client, prospect or heir): its tool
-    list then offers the read-only tools alone, as the API would refuse the others."""
+def _writes(raw_key: str) -> bool:
+    """Whether the key may write memory: its tool list, as ``GET /api/v1/tools/``, then
+    offers the tools that write too."""
     try:
         key = api_key_verify(raw_key)
     except InvalidApiKey:
-        return True
-    return key.member_role in permissions.READ_ONLY_ROLES
+        return False
+    permissions.role_remember(key.user, key.tenant, key.member_role)
+    return permissions.can_write_memories(key.user, key.tenant)
 
 
-_reads_only_async = in_own_thread(_reads_only)
+_writes_async = in_own_thread(_writes)
 
 
 def build_server(key_of: KeyOf) -> Server:
     """The MCP server; ``key_of(ctx)`` is the raw API key a request acts with."""
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
-        reads_only = await _reads_only_async(key_of(ctx))
-        return types.ListToolsResult(
-            tools=[
-                mcp_tool(tool)
-                for tool in TOOLS
-                if not reads_only or tool["function"]["name"] in _READ_ONLY
-            ]
-        )
+        writes = await _writes_async(key_of(ctx))
+        return types.ListToolsResult(tools=[mcp_tool(t) for t in tools_offered(writes=writes)])
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         tool = TOOLS_BY_NAME.get(params.name)

@@ -19,6 +19,7 @@ from memories.models import (
     Session,
 )
 from tests.support import factories
+from tests.support.snapshot import unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -279,3 +280,32 @@ def test_an_event_in_a_session_costs_two_statements_more(api_client, agent_key, 
     assert first.events.count() == 2 and second.events.count() == 1
     latest = first.events.latest("observed_at").observed_at
     assert first.last_event_at == latest and first.started_at <= latest
+
+
+@pytest.mark.parametrize("persona", ["client_user", "heir"])
+def test_a_read_only_key_cannot_tell_which_references_exist(api_client, personas, persona):
+    """References are people's names: a key that may not write is refused the same way
+    about another client, its own, and a reference nobody has, and nothing is stored."""
+    _, key = factories.api_key_for(getattr(personas, persona), personas.tenant)
+    api_client.get("/api/v1/health/", HTTP_AUTHORIZATION=f"Bearer {key}")  # last_used_at
+
+    def answer(ref: str):
+        response = post(api_client, key, client=ref, content="I live in Leeds.")
+        return response.status_code, json.dumps(response.json()).replace(ref, "REF")
+
+    with unchanged():
+        answers = {ref: answer(ref) for ref in ("carlos", "emma", "marco", "nobody-yet")}
+    assert set(answers.values()) == {
+        (
+            403,
+            json.dumps(
+                {
+                    "error": {
+                        "code": "permission_denied",
+                        "message": "This role has read-only access to memory.",
+                        "fields": {},
+                    }
+                }
+            ),
+        )
+    }, answers

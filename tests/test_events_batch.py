@@ -5,6 +5,8 @@ from collections import deque
 import pytest
 
 from memories.models import Event, Memory, MemoryEmbedding
+from tests.support import factories
+from tests.support.snapshot import unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -145,3 +147,34 @@ def test_the_llm_extractor_falls_back_to_the_heuristic(
     response = _post(api_client, agent_key, [{"client": "emma", "content": "I live in Bristol."}])
     assert response.status_code == 201
     assert response.json()["results"][0]["memories"][0]["content"] == "I live in Bristol."
+
+
+@pytest.mark.parametrize("persona", ["client_user", "heir"])
+def test_a_read_only_key_cannot_tell_which_references_exist(api_client, personas, persona):
+    """The batch answers a key that may not write as a single event does: the same for
+    another client's reference as for one nobody has, whichever comes first, and nothing
+    is stored."""
+    _, key = factories.api_key_for(getattr(personas, persona), personas.tenant)
+    api_client.get("/api/v1/health/", HTTP_AUTHORIZATION=f"Bearer {key}")  # last_used_at
+
+    def answer(*refs: str):
+        events = [{"client": ref, "content": "I live in Leeds."} for ref in refs]
+        response = _post(api_client, key, events)
+        return response.status_code, response.json()
+
+    refused = (
+        403,
+        {
+            "error": {
+                "code": "permission_denied",
+                "message": "This role has read-only access to memory.",
+                "fields": {},
+            }
+        },
+    )
+    with unchanged():
+        assert answer("carlos") == refused
+        assert answer("nobody-yet") == refused
+        assert answer("carlos", "nobody-yet") == refused
+        assert answer("nobody-yet", "aaron") == refused
+        assert answer("emma", "marco") == refused

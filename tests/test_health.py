@@ -59,3 +59,37 @@ def test_health_is_degraded_when_no_provider_can_embed(api_client, settings):
     settings.MEMORYHUB_EMBEDDING_PROVIDERS = ["openai-large"]
     settings.OPENAI_API_KEY = ""
     assert api_client.get("/api/v1/health/").json()["status"] == "degraded"
+
+
+DETAILS = {"database", "pgvector", "embedding_providers", "queue"}
+
+
+@pytest.mark.parametrize(
+    ("persona", "role", "details"),
+    [
+        ("supervisor", "SUPERVISOR", True),
+        ("admin", "ADMIN", True),
+        ("advisor", "ADVISOR", False),
+        ("client_user", "CLIENT", False),
+        ("heir", "NEXTGEN_HEIR", False),
+    ],
+)
+def test_the_details_are_for_who_operates_the_system(client, personas, persona, role, details):
+    """Versions, providers and queue counts tell whoever holds a leaked agent or client key
+    what to attack; those who see job runs and the audit trail operate the system."""
+    user = getattr(personas, persona)
+    api_key, raw = factories.api_key_for(user, personas.tenant)
+    body = client.get("/api/v1/health/", HTTP_AUTHORIZATION=f"Bearer {raw}").json()
+    caller = {"user": user.username, "tenant": "acme", "role": role, "key": api_key.prefix}
+    if details:
+        assert set(body) == {"status", "caller", *DETAILS}
+        assert body["caller"] == caller
+    else:
+        assert body == {"status": "ok", "caller": caller}
+
+
+def test_a_browser_session_gets_the_details_only_as_an_operator(client, personas):
+    client.force_login(personas.advisor)
+    assert set(client.get("/api/v1/health/").json()) == {"status", "caller"}
+    client.force_login(personas.supervisor)
+    assert set(client.get("/api/v1/health/").json()) == {"status", "caller", *DETAILS}

@@ -6,6 +6,7 @@ import asyncio
 
 import httpx2
 import pytest
+from asgiref.sync import sync_to_async
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import INTERNAL_ERROR
@@ -14,6 +15,7 @@ from memories.models import Event, Memory
 from tests.support import factories
 from tests.support.live import LiveAsgiServer
 from tests.support.mcp_scenario import check_every_tool, every_tool, mcp_errors
+from tests.support.snapshot import take
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -55,6 +57,43 @@ def test_a_read_only_key_may_not_write_and_nothing_is_stored(server, personas):
     assert result.structured_content["error"]["code"] == "permission_denied"
     assert result.content[0].text == "This role has read-only access to memory."
     assert (Event.objects.count(), Memory.objects.count()) == before
+
+
+@pytest.mark.parametrize("persona", ["client_user", "heir"])
+def test_remember_tells_a_read_only_key_nothing_of_which_references_exist(
+    server, personas, persona
+):
+    """A host may call remember though tools/list does not offer it: the refusal is the
+    same for another client's reference as for one nobody has."""
+    _, key = factories.api_key_for(getattr(personas, persona), personas.tenant)
+
+    async def scenario():
+        async with _client(server, key) as client:
+            await client.call_tool("list_recent", {"client": "nobody-yet"})  # last_used_at
+            before = await sync_to_async(take)()
+            seen = {}
+            for ref in ("carlos", "nobody-yet"):
+                result = await client.call_tool("remember", {"client": ref, "content": "Hi."})
+                seen[ref] = (result.is_error, result.structured_content, result.content[0].text)
+            return before, seen, await sync_to_async(take)()
+
+    before, seen, after = asyncio.run(scenario())
+    assert after.changes(before) == []
+    assert (
+        seen["carlos"]
+        == seen["nobody-yet"]
+        == (
+            True,
+            {
+                "error": {
+                    "code": "permission_denied",
+                    "message": "This role has read-only access to memory.",
+                    "fields": {},
+                }
+            },
+            "This role has read-only access to memory.",
+        )
+    )
 
 
 def test_a_read_only_key_is_offered_the_read_only_tools_alone(server, personas):

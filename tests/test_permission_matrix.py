@@ -112,12 +112,15 @@ def _clients_seen(response, world, persona):
 
 EVENT = {"client": "emma", "content": "I prefer phone calls in the morning.", "external_id": "m-1"}
 READ_EMMA = cells(200, advisor2=404, heir=404)  # outsider: their own tenant's emma
-WRITE_EMMA = cells(201, advisor2=404, client=403, heir=404)
+# A role that may not write is refused before the reference is looked up (403 whatever
+# it names); an advisor's "not yours" is a 404, the same as for a reference nobody has.
+WRITE_EMMA = cells(201, advisor2=404, client=403, heir=403)
 MEMORY_READ = cells(200, outsider=404, advisor2=404, client=404, heir=404)
 API_405 = cells(405)
 OPEN_200, OPEN_405 = cells(200, anonymous=200), cells(405, anonymous=405)
 
-DECIDE = cells(200, advisor=403, outsider=404, advisor2=404, client=404, heir=404)
+# Reviews: a role that decides none is refused before the item is looked up.
+DECIDE = cells(403, supervisor=200, admin=200)
 # Webhooks: the tenant's supervisors and admins; an endpoint is invisible to anyone else.
 WEBHOOKS_LIST, WEBHOOKS_ADD = (
     cells(403, supervisor=200, admin=200),
@@ -134,7 +137,7 @@ PAGE_TIER = cells(302, advisor=403, outsider=404, advisor2=404, client=404, heir
 PAGE_TIER["anonymous"] = LOGIN
 PAGE_MINE = cells(200, anonymous=LOGIN)  # a staff user is told they have no client record
 PAGE_QUEUE = cells(403, supervisor=200, admin=200, anonymous=LOGIN)
-PAGE_DECIDE = {**cells(302, advisor=403, outsider=404, advisor2=404, client=404, heir=404)}
+PAGE_DECIDE = {**cells(403, supervisor=302, admin=302)}
 PAGE_DECIDE["anonymous"] = LOGIN
 PAGE_BULK = cells(403, supervisor=302, admin=302, anonymous=LOGIN)
 # Erasure and export: supervisors and admins; whoever else sees emma (her advisor, her own

@@ -1,6 +1,8 @@
 """memories.permissions: the persona rules of DESIGN "Who uses it", question by question.
 (The request-level proof is tests/test_permission_matrix.py.)"""
 
+import uuid
+
 import pytest
 from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
@@ -203,11 +205,14 @@ def test_fetch_helpers_answer_404_or_403(personas):
     item = factories.ReviewItemFactory.create(memory=memory)
     items = ReviewItem.objects.all()
     assert permissions.review_item_for_decision(personas.supervisor, items, item.pk) == item
-    with pytest.raises(PermissionDenied):
-        permissions.review_item_for_decision(personas.advisor, items, item.pk)
-    for user in (personas.advisor2, personas.client_user, personas.outsider):
-        with pytest.raises(Http404):
-            permissions.review_item_for_decision(user, items, item.pk)
+    assert permissions.review_item_for_decision(personas.supervisor, items, item.pk, tenant)
+    with pytest.raises(Http404):  # the key's tenant bounds it
+        permissions.review_item_for_decision(personas.admin, items, item.pk, personas.other_tenant)
+    # Who decides no reviews is told so whatever the id: theirs to see, or nobody's.
+    for user in (personas.advisor, personas.advisor2, personas.client_user, personas.outsider):
+        for item_id in (item.pk, uuid.uuid4()):
+            with pytest.raises(PermissionDenied):
+                permissions.review_item_for_decision(user, items, item_id)
 
     assert permissions.client_by_id_for_read(personas.heir, personas.heir_client.pk)
     with pytest.raises(Http404):
@@ -225,10 +230,11 @@ def test_client_for_write(personas):
     assert permissions.client_for_write(personas.advisor, tenant, "new-one") is None
     with pytest.raises(PermissionDenied):
         permissions.client_for_write(personas.client_user, tenant, "emma")
-    with pytest.raises(PermissionDenied):
-        permissions.client_for_write(personas.heir, tenant, "new-one")
-    with pytest.raises(Http404):
-        permissions.client_for_write(personas.heir, tenant, "giulia")
+    # A role that may not write hears so about any reference: its own, another client's
+    # (giulia, the heir's parent) and one nobody has alike.
+    for ref in ("marco", "giulia", "new-one"):
+        with pytest.raises(PermissionDenied):
+            permissions.client_for_write(personas.heir, tenant, ref)
 
 
 def test_scoped_refuses_a_model_it_does_not_know(personas):

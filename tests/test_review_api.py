@@ -1,10 +1,13 @@
 """POST /api/v1/review/{id}/decide/: the same decisions as the queue's buttons."""
 
+import uuid
+
 import pytest
 
 from memories.models import Memory
 from tests.support import factories
 from tests.support.snapshot import take as db_state
+from tests.support.snapshot import unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -28,12 +31,12 @@ def _decide(api_client, user, tenant, item, *, key=None, **body):
     ("persona", "status"),
     [
         ("advisor", 403),
-        ("advisor2", 404),
-        ("outsider", 404),
+        ("advisor2", 403),
+        ("outsider", 403),
         ("supervisor", 200),
         ("admin", 200),
-        ("client_user", 404),
-        ("heir", 404),
+        ("client_user", 403),
+        ("heir", 403),
     ],
 )
 def test_decide_permissions(api_client, personas, conflict, persona, status):
@@ -107,3 +110,39 @@ def test_a_promotion_decision_on_a_conflict_is_refused(api_client, personas, con
     assert response.json()["error"]["message"] == (
         "Unknown decision 'approve': choose one of keep_old, accept_new, keep_both, merge."
     )
+
+
+@pytest.mark.parametrize("persona", ["advisor", "advisor2", "outsider", "client_user", "heir"])
+def test_a_role_that_decides_no_reviews_cannot_tell_which_ids_exist(
+    api_client, personas, conflict, persona
+):
+    """An item about the advisor's own client, one about another advisor's, and an id
+    nobody has: one answer for each call, and nothing changes."""
+    user = getattr(personas, persona)
+    tenant = personas.other_tenant if persona == "outsider" else personas.tenant
+    _, key = factories.api_key_for(user, tenant)
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {key}"}
+    api_client.get("/api/v1/health/", **auth)  # the key's first use records itself
+    carlos = factories.MemoryFactory.create(client=personas.advisor2_client)
+    theirs = factories.ReviewItemFactory.create(memory=carlos)
+    ids = [conflict.pk, theirs.pk, uuid.uuid4()]
+
+    def answers(item_id):
+        read = api_client.get(f"/api/v1/review/{item_id}/", **auth)
+        decide = api_client.post(
+            f"/api/v1/review/{item_id}/decide/", {"decision": "keep_old"}, format="json", **auth
+        )
+        return [(r.status_code, r.json()) for r in (read, decide)]
+
+    refused = (
+        403,
+        {
+            "error": {
+                "code": "permission_denied",
+                "message": "The review queue is for supervisors and admins.",
+                "fields": {},
+            }
+        },
+    )
+    with unchanged():
+        assert [answers(item_id) for item_id in ids] == [[refused, refused]] * 3

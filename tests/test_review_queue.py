@@ -265,12 +265,12 @@ def test_the_api_gives_one_item_with_both_memories_and_their_evidence(api_client
     ("persona", "listed", "one"),
     [
         ("advisor", 403, 403),
-        ("advisor2", 403, 404),
-        ("outsider", 403, 404),
+        ("advisor2", 403, 403),
+        ("outsider", 403, 403),
         ("supervisor", 200, 200),
         ("admin", 200, 200),
-        ("client_user", 403, 404),
-        ("heir", 403, 404),
+        ("client_user", 403, 403),
+        ("heir", 403, 403),
     ],
 )
 def test_the_queue_api_is_for_supervisors(api_client, personas, queue, persona, listed, one):

@@ -51,6 +51,29 @@ def test_tools_are_listed_with_their_api_calls(api_client, agent_key):
         )
 
 
+READS = ["recall", "get_context", "get_memory", "list_recent"]
+EVERY = ["remember", *READS, "forget", "give_feedback"]
+
+
+@pytest.mark.parametrize(
+    ("persona", "offered"),
+    [
+        ("advisor", EVERY),
+        ("supervisor", EVERY),
+        ("admin", EVERY),
+        ("client_user", READS),
+        ("heir", READS),
+    ],
+)
+def test_each_role_is_offered_the_tools_it_may_call(api_client, personas, persona, offered):
+    """As MCP's tools/list does: a read-only key is not offered remember, forget and
+    give_feedback, which would only answer 403."""
+    _, key = factories.api_key_for(getattr(personas, persona), personas.tenant)
+    response = api_client.get("/api/v1/tools/", HTTP_AUTHORIZATION=f"Bearer {key}")
+    assert response.status_code == 200
+    assert [t["function"]["name"] for t in response.json()["tools"]] == offered
+
+
 def test_every_tool_works_end_to_end(api_client, agent_key, personas):
     remembered = call_tool(
         api_client,

@@ -16,11 +16,11 @@ from memories.selectors.health import health_report
 
 
 class HealthApi(BaseApiView):
-    """Database, pgvector, embedding providers and queue, for a caller with a key (who
-    also learns whom the key belongs to). Open to probes, which get the status alone:
-    versions, models and queue counts tell a stranger what to attack. With the database
-    down nobody can be authenticated, so everyone gets the status alone; what failed goes
-    to the log."""
+    """Database, pgvector, embedding providers and queue, for those who operate the system
+    (``permissions.can_see_health_details``); any other caller with a key gets the status
+    and whom the key belongs to. Open to probes, which get the status alone: versions,
+    models and queue counts tell a stranger what to attack. With the database down nobody
+    can be authenticated, so everyone gets the status alone; what failed goes to the log."""
 
     permission_classes = [drf_permissions.AllowAny]
 
@@ -35,7 +35,12 @@ class HealthApi(BaseApiView):
 
     @extend_schema(
         responses={
-            **docs.ok(OpenApiTypes.OBJECT, "healthy, with the caller's key", docs.HEALTH),
+            **docs.ok(
+                OpenApiTypes.OBJECT,
+                "healthy, with the caller's key (the details for supervisors and admins; "
+                "other keys get the status and ``caller``, no key the status alone)",
+                docs.HEALTH,
+            ),
             **docs.ok(OpenApiTypes.OBJECT, "the database is down", docs.HEALTH_DOWN, 503),
             **docs.errors(401, 429),
         },
@@ -50,10 +55,13 @@ class HealthApi(BaseApiView):
             report = {"status": report["status"], "caller": None}
         else:
             key = request.auth if isinstance(request.auth, ApiKey) else None
+            tenant = key.tenant if key else None
+            if not permissions.can_see_health_details(request.user, tenant):
+                report = {"status": report["status"]}
             report["caller"] = {
                 "user": request.user.get_username(),
-                "tenant": key.tenant.slug if key else None,
-                "role": permissions.role_in(request.user, key.tenant) if key else None,
+                "tenant": tenant.slug if tenant else None,
+                "role": permissions.role_in(request.user, tenant) if tenant else None,
                 "key": key.prefix if key else None,
             }
         if report["status"] == "error":

@@ -227,3 +227,11 @@ TOOLS = [
 ]
 
 TOOLS_BY_NAME = {tool["function"]["name"]: tool for tool in TOOLS}
+# The tools that change nothing: all a key that may not write is offered (the others would
+# only answer 403), and what MCP hosts may run without asking.
+READ_TOOLS = frozenset({"recall", "get_context", "get_memory", "list_recent"})
+
+
+def tools_offered(*, writes: bool) -> list[dict]:
+    """The tools for a key that may (``writes``) or may not write memory, in table order."""
+    return [tool for tool in TOOLS if writes or tool["function"]["name"] in READ_TOOLS]

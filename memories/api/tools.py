@@ -6,14 +6,16 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 
+from memories import permissions
 from memories.api import docs
-from memories.api.base import BaseApiView
-from memories.api.tool_schemas import TOOLS
+from memories.api.base import BaseApiView, tenant_of
+from memories.api.tool_schemas import tools_offered
 
 
 class ToolsApi(BaseApiView):
-    """OpenAI function-calling schemas for the agent tools; ``x-memoryhub`` says which API
-    call each one is (path parameters in braces come from the arguments)."""
+    """OpenAI function-calling schemas for the agent tools the caller may call (a key
+    that may not write gets the read tools alone, as over MCP); ``x-memoryhub`` says which
+    API call each one is (path parameters in braces come from the arguments)."""
 
     @extend_schema(
         responses={
@@ -24,4 +26,5 @@ class ToolsApi(BaseApiView):
         operation_id="tools",
     )
     def get(self, request):
-        return Response({"tools": TOOLS})
+        writes = permissions.can_write_memories(request.user, tenant_of(request))
+        return Response({"tools": tools_offered(writes=writes)})

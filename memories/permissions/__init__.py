@@ -23,7 +23,9 @@ Three kinds of answer:
 - ``*_for_read`` / ``*_for_write`` / ``*_for_decision``: fetch one object for a user; they
   raise ``Http404`` when the user may not see it (the same answer as for a missing one,
   so ids and references cannot be probed) and ``PermissionDenied`` (403) when the user
-  may see it but not do that.
+  may see it but not do that. A role that may never do that (a client's key writing,
+  an advisor deciding a review) gets its 403 before anything is looked up, whatever the
+  id or reference: an answer that then varied would tell what exists.
 - ``*_visible_to`` and ``scoped``: filter querysets to what a user may see. Lists are
   filtered, never checked row by row.
 
@@ -46,6 +48,7 @@ from memories.permissions.objects import (
     can_browse_clients,
     can_create_client,
     can_decide_review,
+    can_decide_reviews,
     can_erase_client,
     can_export_client,
     can_import_client,
@@ -55,10 +58,12 @@ from memories.permissions.objects import (
     can_read_history,
     can_read_memory,
     can_run_evaluation,
+    can_see_health_details,
     can_see_tenant,
     can_view_operations,
     can_view_review_queue,
     can_write_client_memory,
+    can_write_memories,
     can_write_memory,
     client_by_id_for_read,
     client_for_erasure,
@@ -96,6 +101,7 @@ from memories.permissions.roles import (
     READ_ONLY_MESSAGE,
     READ_ONLY_ROLES,
     READ_OWN_CORE,
+    REVIEWS_MESSAGE,
     ROLE_PERMISSIONS,
     RUN_EVALUATION,
     SEE_ALL_CLIENTS,
@@ -125,6 +131,7 @@ __all__ = [
     "READ_ONLY_MESSAGE",
     "READ_ONLY_ROLES",
     "READ_OWN_CORE",
+    "REVIEWS_MESSAGE",
     "ROLE_PERMISSIONS",
     "RUN_EVALUATION",
     "SEE_ALL_CLIENTS",
@@ -138,6 +145,7 @@ __all__ = [
     "can_browse_clients",
     "can_create_client",
     "can_decide_review",
+    "can_decide_reviews",
     "can_erase_client",
     "can_export_client",
     "can_import_client",
@@ -148,11 +156,13 @@ __all__ = [
     "can_read_history",
     "can_read_memory",
     "can_run_evaluation",
+    "can_see_health_details",
     "can_see_tenant",
     "can_undo_change",
     "can_view_operations",
     "can_view_review_queue",
     "can_write_client_memory",
+    "can_write_memories",
     "can_write_memory",
     "client_by_id_for_read",
     "client_for_audit",

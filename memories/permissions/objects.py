@@ -18,7 +18,12 @@ from memories.models import (
     Tenant,
     Tier,
 )
-from memories.permissions.querysets import clients_visible_to, memories_visible_to, scoped
+from memories.permissions.querysets import (
+    clients_visible_to,
+    memories_visible_to,
+    reviewable,
+    tenants_visible_to,
+)
 from memories.permissions.roles import (
     CREATE_CLIENT,
     DECIDE_REVIEW,
@@ -29,6 +34,7 @@ from memories.permissions.roles import (
     MANAGE_WEBHOOKS,
     OVERRIDE_TIER,
     READ_ONLY_MESSAGE,
+    REVIEWS_MESSAGE,
     RUN_EVALUATION,
     SEE_ALL_CLIENTS,
     VIEW_OPERATIONS,
@@ -76,6 +82,12 @@ def can_read_memory(user, memory: Memory) -> bool:
     return memories_visible_to(user, memory.tenant_id).filter(pk=memory.pk).exists()
 
 
+def can_write_memories(user, tenant: Tenant) -> bool:
+    """May write memory at all in ``tenant`` (post events, forget, give feedback): which
+    agent tools a key is offered."""
+    return has_perm(user, tenant, WRITE_MEMORY)
+
+
 def can_write_memory(user, memory: Memory) -> bool:
     """May forget this memory or give feedback on it."""
     return has_perm(user, memory.tenant_id, WRITE_MEMORY) and can_read_memory(user, memory)
@@ -90,6 +102,14 @@ def can_override_tier(user, target: Tenant | Memory) -> bool:
 
 def can_view_review_queue(user, tenant: Tenant) -> bool:
     return has_perm(user, tenant, VIEW_REVIEWS)
+
+
+def can_decide_reviews(user, tenant: Tenant | None) -> bool:
+    """Decides reviews in ``tenant``, or (None) in some tenant of theirs: the review queue
+    is theirs to open."""
+    if tenant is not None:
+        return has_perm(user, tenant, DECIDE_REVIEW)
+    return any(has_perm(user, t, DECIDE_REVIEW) for t in tenants_visible_to(user))
 
 
 def can_decide_review(user, target) -> bool:
@@ -133,6 +153,17 @@ def can_manage_webhooks(user, tenant: Tenant) -> bool:
 def can_view_operations(user, tenant: Tenant) -> bool:
     """May see job runs and the audit trail."""
     return has_perm(user, tenant, VIEW_OPERATIONS)
+
+
+def can_see_health_details(user, tenant: Tenant | None) -> bool:
+    """May read the health report's details (database and pgvector versions, embedding
+    providers, queue counts): who operates the system, the roles that see job runs and
+    the audit trail (supervisors, admins), in ``tenant`` or (None, a browser session) in
+    some tenant of theirs. An advisor's agent or a client's key needs the status alone,
+    and the details would tell whoever holds a leaked one what to attack."""
+    if tenant is not None:
+        return can_view_operations(user, tenant)
+    return any(can_view_operations(user, t) for t in tenants_visible_to(user))
 
 
 def readable_tiers(user, client: Client) -> tuple[str, ...]:
@@ -215,14 +246,20 @@ def client_for_read(user, tenant: Tenant, external_ref: str) -> Client:
 
 def client_for_write(user, tenant: Tenant, external_ref: str) -> Client | None:
     """The client ``external_ref`` if ``user`` may write its memory; None if it does not
-    exist yet and the user may create it. 404 if the user may not see it, 403 if they
-    may see it (or would see it, once created) but not write."""
+    exist yet and the user may create it. 403 if the user's role may not write (whatever
+    the reference), else 404 if they may not see it."""
     return clients_for_write(user, tenant, [external_ref])[external_ref]
 
 
 def clients_for_write(user, tenant: Tenant, external_refs) -> dict[str, Client | None]:
     """``client_for_write`` for many references, with one query for the clients: the first
-    one refused raises, in reference order."""
+    one refused raises, in reference order.
+
+    A role that may not write at all (client, prospect, heir) is refused before any
+    reference is looked up: references are people's names, and a refusal that differed
+    between another client's reference and one nobody has would tell which clients exist."""
+    if is_read_only(user, tenant):
+        raise PermissionDenied(READ_ONLY_MESSAGE)
     refs = sorted(set(external_refs))
     found = {c.external_ref: c for c in Client.objects.filter(tenant=tenant, external_ref__in=refs)}
     for client in found.values():
@@ -232,8 +269,6 @@ def clients_for_write(user, tenant: Tenant, external_refs) -> dict[str, Client |
 
 def _writable(user, tenant: Tenant, external_ref: str, client: Client | None) -> Client | None:
     if client is None:
-        if is_read_only(user, tenant):
-            raise PermissionDenied(READ_ONLY_MESSAGE)
         if not can_create_client(user, tenant):
             raise _not_yours(user, tenant, external_ref)
         return None
@@ -296,15 +331,19 @@ def memory_for_tier_override(user, tenant: Tenant | None, memory_id) -> Memory:
     return memory
 
 
-def review_item_for_decision(user, items: QuerySet, item_id):
+def review_item_for_decision(user, items: QuerySet, item_id, tenant: Tenant | None = None):
     """The review item ``item_id`` from ``items`` (``ReviewItem.objects``: ``memories``
-    does not import ``curation``) if ``user`` may decide it; 404 if they may not see it,
-    403 if they may see it but not decide (advisors)."""
-    item = scoped(user, items).select_related("client").filter(pk=item_id).first()
+    does not import ``curation``) if ``user`` may decide it, in ``tenant`` (the API's) or
+    None (the pages: any tenant of theirs). 403 for a user who decides no reviews there,
+    whatever the id: an advisor told 403 for an item about their own client and 404 for
+    an id nobody has would learn which ids exist. Else 404 for one they may not decide."""
+    if not can_decide_reviews(user, tenant):
+        raise PermissionDenied(REVIEWS_MESSAGE)
+    if tenant is not None:
+        items = items.filter(tenant=tenant)
+    item = reviewable(user, items).select_related("client").filter(pk=item_id).first()
     if item is None:
         raise Http404("Review item not found.")
-    if not can_decide_review(user, item):
-        raise PermissionDenied("Only a supervisor may decide a review.")
     return item
 
 

@@ -69,6 +69,7 @@ ROLE_PERMISSIONS: dict[str, frozenset[str]] = {
 WRITER_ROLES = frozenset({Role.ADMIN, Role.SUPERVISOR, Role.ADVISOR})
 READ_ONLY_ROLES = frozenset({Role.CLIENT, Role.PROSPECT, Role.NEXTGEN_HEIR})
 READ_ONLY_MESSAGE = "This role has read-only access to memory."
+REVIEWS_MESSAGE = "The review queue is for supervisors and admins."
 
 
 # --- Roles ----------------------------------------------------------------------------
