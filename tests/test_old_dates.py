@@ -220,3 +220,52 @@ def test_the_earliest_dates_a_client_holds_survive_export_erase_and_import(
     again = api_client.get("/api/v1/clients/ana/export/").json()
     for held in ("client", "sessions", "events", "memories", "relations"):
         assert again[held] == exported[held], held
+
+
+def _llm_says(expires_in_days) -> dict:
+    return {
+        "memories": [
+            {
+                "event": 0,
+                "content": "Send the form by Friday.",
+                "kind": "operational",
+                "category": "event",
+                "confidence": 0.8,
+                "importance": 0.3,
+                "expires_in_days": expires_in_days,
+                "attribute": "",
+                "value": "",
+                "negated": False,
+            }
+        ]
+    }
+
+
+def _held() -> list[tuple[str, datetime | None]]:
+    return sorted(Memory.objects.values_list("content", "expires_at"))
+
+
+@pytest.mark.parametrize("days", [-40000, -1e6, 1e9])
+def test_an_llm_expiry_before_it_was_said_or_past_9999_is_no_answer(
+    personas, post_event, settings, fake_provider, days
+):
+    """-40000 days from 1900 is 1790: stored and exported, then refused by the import; the
+    others leave the years a time holds. The heuristic reads the event instead."""
+    settings.MEMORYHUB = {"EXTRACTOR": "llm", "LLM_BASE_URL": fake_provider.base_url}
+    fake_provider.chat_reply = _llm_says(days)
+
+    post_event("Remind me to send the form by Friday.", observed_at="1900-01-01T00:00:00Z")
+
+    assert _held() == [("Remind me to send the form by Friday.", datetime(1900, 1, 6, tzinfo=UTC))]
+
+
+def test_an_llm_expiry_in_days_is_kept(personas, post_event, settings, fake_provider):
+    settings.MEMORYHUB = {"EXTRACTOR": "llm", "LLM_BASE_URL": fake_provider.base_url}
+    fake_provider.chat_reply = _llm_says(4.5)
+
+    post_event("Remind me to send the form by Friday.", observed_at="1900-01-01T00:00:00Z")
+
+    assert _held() == [  # the event's sentence stays on record beside the model's memory
+        ("Remind me to send the form by Friday.", datetime(1900, 1, 6, tzinfo=UTC)),
+        ("Send the form by Friday.", datetime(1900, 1, 5, 12, tzinfo=UTC)),
+    ]
