@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import threading
 import time
 from contextvars import ContextVar
@@ -39,6 +40,10 @@ logger = logging.getLogger(__name__)
 REPLICA = "replica"
 PRIMARY = DEFAULT_DB_ALIAS
 WRITE_MARK_COOKIE = "memoryhub_written"
+# ASCII digits only: str.isdigit() also takes "²" or "①", which int() refuses, and anyone
+# who can set a cookie for the domain chooses its value. A WAL position is a bigint: 19
+# digits at most.
+_WRITE_MARK = re.compile(r"[0-9]{1,19}")
 CHECK_SECONDS = 1.0
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 # Tables that must be read where they are written: the cache holds the rate limits.
@@ -283,7 +288,7 @@ def _database_expression(select: str):
 
 def _cookie_mark(request) -> int | None:
     value = request.COOKIES.get(WRITE_MARK_COOKIE, "")
-    return int(value) if value.isdigit() and len(value) < 20 else None
+    return int(value) if _WRITE_MARK.fullmatch(value) else None
 
 
 def _is_admin(request) -> bool:

@@ -15,6 +15,7 @@ from memories.models import Client, Memory, Role, Tenant
 from memories.services.embedding.providers import reset_chain
 from memories.services.llm import reset_llm_breaker
 from memories.services.tenancy.members import client_assign_advisor
+from memories.services.webhooks import endpoints as webhook_endpoints
 from tests.support import factories
 from tests.support.fakes import FakeProviderServer
 
@@ -31,6 +32,13 @@ def _fresh_embedding_chain():
     yield
     reset_chain()
     reset_llm_breaker()
+
+
+@pytest.fixture(autouse=True)
+def _webhook_names_resolve_to_nothing(monkeypatch):
+    """No test asks DNS: a webhook URL's name resolves to nothing at registration (as a name
+    not there yet), unless the test says what it resolves to."""
+    monkeypatch.setattr(webhook_endpoints, "name_addresses", lambda host: [])
 
 
 @pytest.fixture

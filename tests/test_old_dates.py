@@ -3,7 +3,8 @@
 Recency is 0.5 ** (age / 14 days): for a memory of 1984 that is 0.5 ** 1100, below what
 float8 holds, and PostgreSQL's power() raises rather than answering 0. Every score
 component is total over its inputs; ingest, filters and imports refuse times before
-1900-01-01 with a 400 naming the field."""
+1900-01-01 with a 400 naming the field. The day a memory tells of may be older ("last week"
+said on 1900-01-01): what the write path stores, an import takes back."""
 
 from datetime import UTC, datetime
 
@@ -164,3 +165,107 @@ def test_the_page_filters_refuse_days_before_1900(client, personas):
     assert response.status_code == 200
     assert response.context["mode"] == "invalid"
     assert response.context["form"].errors == {"since": ["Memory starts on 1900-01-01."]}
+
+
+# What was said at the earliest time ingest takes, and what it resolves to: days before
+# 1900 (last week's, yesterday's, and 999 years ago, the furthest back "N years ago"
+# reaches), a plan's expiry, and a tool's observation that expires a day on. The write
+# path stores all of them: the import takes back what it stored.
+EARLIEST_SAID = [
+    ("Last week I sold my car.", "1900-01-01T00:00:00Z", "chat"),
+    ("My family came to Genoa 999 years ago.", "1900-01-01T00:00:00Z", "chat"),
+    ("Yesterday I met my lawyer.", "1899-12-31T12:00:00-12:00", "chat"),  # the same instant
+    ("Remind me to send the form by Friday.", "1900-01-01T00:00:00Z", "chat"),
+    ("The portfolio was rebalanced last week.", "1900-01-01T00:00:00Z", "observation"),
+]
+EARLIEST = "1900-01-01T00:00:00+00:00"
+
+
+def test_the_earliest_dates_a_client_holds_survive_export_erase_and_import(
+    api_client, personas, post_event
+):
+    _, key = factories.api_key_for(personas.supervisor, personas.tenant)
+    for content, observed_at, source in EARLIEST_SAID:
+        post_event(content, client="ana", key=key, observed_at=observed_at, source=source)
+    api_client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
+    exported = api_client.get("/api/v1/clients/ana/export/").json()
+    assert [e["observed_at"] for e in exported["events"]] == [EARLIEST] * len(EARLIEST_SAID)
+    assert sorted(
+        (m["content"], m["occurred_on"], m["occurred_precision"], m["observed_at"], m["expires_at"])
+        for m in exported["memories"]
+    ) == [
+        ("Last week I sold my car.", "1899-12-25", "week", EARLIEST, None),
+        ("My family came to Genoa 999 years ago.", "0901-01-01", "year", EARLIEST, None),
+        (
+            "Remind me to send the form by Friday.",
+            "1900-01-05",
+            "day",
+            EARLIEST,
+            "1900-01-06T00:00:00+00:00",
+        ),
+        (
+            "The portfolio was rebalanced last week.",
+            "1899-12-25",
+            "week",
+            EARLIEST,
+            "1900-01-02T00:00:00+00:00",
+        ),
+        ("Yesterday I met my lawyer.", "1899-12-31", "day", EARLIEST, None),
+    ]
+    assert api_client.delete("/api/v1/clients/ana/").status_code == 200
+
+    response = api_client.post("/api/v1/clients/", exported, format="json")
+
+    assert response.status_code == 201, response.content
+    again = api_client.get("/api/v1/clients/ana/export/").json()
+    for held in ("client", "sessions", "events", "memories", "relations"):
+        assert again[held] == exported[held], held
+
+
+def _llm_says(expires_in_days) -> dict:
+    return {
+        "memories": [
+            {
+                "event": 0,
+                "content": "Send the form by Friday.",
+                "kind": "operational",
+                "category": "event",
+                "confidence": 0.8,
+                "importance": 0.3,
+                "expires_in_days": expires_in_days,
+                "attribute": "",
+                "value": "",
+                "negated": False,
+            }
+        ]
+    }
+
+
+def _held() -> list[tuple[str, datetime | None]]:
+    return sorted(Memory.objects.values_list("content", "expires_at"))
+
+
+@pytest.mark.parametrize("days", [-40000, -1e6, 1e9])
+def test_an_llm_expiry_before_it_was_said_or_past_9999_is_no_answer(
+    personas, post_event, settings, fake_provider, days
+):
+    """-40000 days from 1900 is 1790: stored and exported, then refused by the import; the
+    others leave the years a time holds. The heuristic reads the event instead."""
+    settings.MEMORYHUB = {"EXTRACTOR": "llm", "LLM_BASE_URL": fake_provider.base_url}
+    fake_provider.chat_reply = _llm_says(days)
+
+    post_event("Remind me to send the form by Friday.", observed_at="1900-01-01T00:00:00Z")
+
+    assert _held() == [("Remind me to send the form by Friday.", datetime(1900, 1, 6, tzinfo=UTC))]
+
+
+def test_an_llm_expiry_in_days_is_kept(personas, post_event, settings, fake_provider):
+    settings.MEMORYHUB = {"EXTRACTOR": "llm", "LLM_BASE_URL": fake_provider.base_url}
+    fake_provider.chat_reply = _llm_says(4.5)
+
+    post_event("Remind me to send the form by Friday.", observed_at="1900-01-01T00:00:00Z")
+
+    assert _held() == [  # the event's sentence stays on record beside the model's memory
+        ("Remind me to send the form by Friday.", datetime(1900, 1, 6, tzinfo=UTC)),
+        ("Send the form by Friday.", datetime(1900, 1, 5, 12, tzinfo=UTC)),
+    ]

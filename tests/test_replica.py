@@ -8,6 +8,7 @@
   statement log shows the search statement, and ``/metrics`` counts the reads there.
 - The standby stopped while searches run costs no request; readiness and metrics say it
   is down, and reads go on from the primary.
+- A write mark cookie that is not a number (any script's digits, "①") is no mark.
 """
 
 from __future__ import annotations
@@ -112,18 +113,9 @@ def _wait_ready(port: int, server: subprocess.Popen, log: Path) -> None:
     raise AssertionError("not ready:\n" + log.read_text())
 
 
-@pytest.fixture
-def standby():
-    standby = standby_of(connection.settings_dict, apply_delay_ms=2000)
-    yield standby
-    standby.remove()
-
-
-def test_reads_go_to_the_replica_and_a_callers_own_writes_are_read_back(
-    personas, standby, tmp_path
-):
-    _, writer = factories.api_key_for(personas.supervisor, personas.tenant)
-    _, reader = factories.api_key_for(personas.supervisor, personas.tenant)
+def _serve(standby, tmp_path: Path) -> tuple[int, subprocess.Popen, Path]:
+    """The production server on the test database, reading on ``standby``: its port, its
+    process and its log (the caller waits for it and stops it)."""
     env = {
         **os.environ,
         "DATABASE_URL": database_url(),
@@ -149,6 +141,22 @@ def test_reads_go_to_the_replica_and_a_callers_own_writes_are_read_back(
         cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
         start_new_session=True,
     )  # fmt: skip
+    return port, server, log
+
+
+@pytest.fixture
+def standby():
+    standby = standby_of(connection.settings_dict, apply_delay_ms=2000)
+    yield standby
+    standby.remove()
+
+
+def test_reads_go_to_the_replica_and_a_callers_own_writes_are_read_back(
+    personas, standby, tmp_path
+):
+    _, writer = factories.api_key_for(personas.supervisor, personas.tenant)
+    _, reader = factories.api_key_for(personas.supervisor, personas.tenant)
+    port, server, log = _serve(standby, tmp_path)
     try:
         _wait_ready(port, server, log)
         status, text = _call(port, "GET", "/api/v1/health/ready")
@@ -232,6 +240,50 @@ def test_reads_go_to_the_replica_and_a_callers_own_writes_are_read_back(
         status, text = _call(port, "GET", "/api/v1/health/ready")
         assert (status, json.loads(text)["replica"]) == (200, "down")
         assert _metric(port, "memoryhub_replica_up") == 0
+    finally:
+        stop_groups([server])
+
+
+# Digits to str.isdigit() that int() refuses, and marks that are no number at all: a
+# cookie is anyone's to set for the domain, so none of them may stop a page.
+HOSTILE_MARKS = ["²", "¹", "①", "5²", "٣", "１２", "1_000", "+5", "9" * 20, "-1", ""]
+
+
+def _get_with_mark(port: int, path: str, mark: str, key: str = "") -> int:
+    """GET ``path`` with ``mark`` as the write mark cookie, sent as UTF-8 as a browser or a
+    script may send it."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        conn.putrequest("GET", path)
+        conn.putheader("Cookie", f"memoryhub_written={mark}".encode())
+        if key:
+            conn.putheader("Authorization", f"Bearer {key}")
+        conn.endheaders()
+        answer = conn.getresponse()
+        answer.read()
+        return answer.status
+    finally:
+        conn.close()
+
+
+def test_a_write_mark_that_is_no_number_is_no_mark(personas, standby, tmp_path):
+    """Every URL answers as without the cookie: health, a page, an API read."""
+    _, key = factories.api_key_for(personas.supervisor, personas.tenant)
+    port, server, log = _serve(standby, tmp_path)
+    try:
+        _wait_ready(port, server, log)
+        answers = {
+            (mark, path): _get_with_mark(port, path, mark, key if "memories" in path else "")
+            for mark in HOSTILE_MARKS
+            for path in (
+                "/api/v1/health/",
+                "/api/v1/health/ready",
+                "/login/",
+                "/api/v1/memories/?client=emma",
+            )
+        }
+        assert set(answers.values()) == {200}, answers
+        assert "Traceback" not in log.read_text()
     finally:
         stop_groups([server])
 

@@ -19,6 +19,7 @@ from memoryhub_client.webhooks import verify
 
 from memories.models import Memory, Relation, RelationType, Role, WebhookDelivery
 from memories.services.jobs.runner import job_run
+from memories.services.secrets import accounts_masked
 from memories.services.tenancy.encryption import tenant_create
 from tests.support import factories
 from tests.support.webhook_receiver import WebhookReceiver
@@ -338,6 +339,44 @@ def test_private_addresses_are_refused_when_not_allowed(
         Status.FAILED,
         "refused: 127.0.0.1 is a private address (127.0.0.1)",
     )
+
+
+# One Italian and one British IBAN, as people write them: upper or lower case, in groups
+# of four apart by spaces or dashes, or in one piece.
+IBANS = [
+    "IT60 X054 2811 1010 0000 0123 456",
+    "it60x0542811101000000123456",
+    "It60-X054-2811-1010-0000-0123-456",
+    "GB82-WEST-1234-5698-7654-32",
+    "gb82 west 1234 5698 7654 32",
+    "GB82WEST12345698765432",
+]
+
+
+@pytest.mark.parametrize("iban", IBANS)
+def test_an_iban_goes_out_masked_however_it_is_written(
+    personas, endpoint, receiver, post_event, iban
+):
+    post_event(f"My IBAN is {iban} for the rent.")
+    (body,) = receiver.bodies()
+    assert [m["content"] for m in body["data"]["memories"]] == ["My IBAN is [IBAN] for the rent."]
+    assert Memory.objects.get().content == f"My IBAN is {iban} for the rent."  # kept
+
+
+@pytest.mark.parametrize(
+    ("text", "sent"),
+    [
+        ("IBAN: gb82 west 1234 5698 7654 32, then it60x0542811101000000123456.",
+         "IBAN: [IBAN], then [IBAN]."),
+        ("GB82 WEST 1234 5698 7654 32 45 is the wrong one", "[IBAN] 45 is the wrong one"),
+        # Look-alikes stay: a wrong check digit, a longer token, a policy number.
+        ("GB82 WEST 1234 5698 7654 33", "GB82 WEST 1234 5698 7654 33"),
+        ("GB82WEST12345698765432X", "GB82WEST12345698765432X"),
+        ("policy AB12 CDEF 1234 5678 9012", "policy AB12 CDEF 1234 5678 9012"),
+    ],
+)  # fmt: skip
+def test_what_is_masked_is_an_iban_and_only_that(text, sent):
+    assert accounts_masked(text) == sent
 
 
 @pytest.fixture

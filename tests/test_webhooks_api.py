@@ -1,10 +1,13 @@
 """/api/v1/webhooks/: supervisors register, list and remove their tenant's endpoints;
 everyone else is refused and nothing changes."""
 
+import ipaddress
+
 import pytest
 
 from memories.models import AuditEntry, WebhookEndpoint
-from memories.services.webhooks.endpoints import URL_MESSAGE
+from memories.services.webhooks import endpoints
+from memories.services.webhooks.endpoints import URL_MESSAGE, name_addresses
 from tests.support import factories
 from tests.support.snapshot import take
 
@@ -145,6 +148,97 @@ def test_a_private_address_is_refused_unless_allowed(api_client, personas, addre
         "fields": {"url": [PRIVATE_MESSAGE.format(address)]},
     }
     assert not WebhookEndpoint.objects.exists()
+
+
+REFUSED = (
+    "{}: deliveries go to public addresses only (MEMORYHUB_WEBHOOK_ALLOW_PRIVATE allows others)."
+)
+
+
+@pytest.mark.parametrize(
+    ("host", "why"),
+    [
+        # IPv4 addresses as the system's resolver reads them (inet_aton), as a delivery
+        # would connect to them.
+        ("127.1", "127.1 is a private address (127.0.0.1)"),
+        ("0x7f000001", "0x7f000001 is a private address (127.0.0.1)"),
+        ("2130706433", "2130706433 is a private address (127.0.0.1)"),
+        ("0177.0.0.1", "0177.0.0.1 is a private address (127.0.0.1)"),
+        ("0", "0 is a private address (0.0.0.0)"),
+        ("10.1", "10.1 is a private address (10.0.0.1)"),
+        ("0xa9.254.169.254", "0xa9.254.169.254 is a private address (169.254.169.254)"),
+        ("224.0.0.1", "224.0.0.1 is a private address"),
+        ("255.255.255.255", "255.255.255.255 is a private address"),
+        # Names of a private network, and wildcard DNS that answers what the name spells.
+        ("localhost", "localhost is a private network's name"),
+        ("LocalHost", "localhost is a private network's name"),
+        ("api.localhost", "api.localhost is a private network's name"),
+        ("metadata.google.internal", "metadata.google.internal is a private network's name"),
+        ("printer.local", "printer.local is a private network's name"),
+        ("127.0.0.1.nip.io", "127.0.0.1.nip.io is a private network's name"),
+        ("10-0-0-1.sslip.io", "10-0-0-1.sslip.io is a private network's name"),
+        ("a.127.0.0.1.xip.io", "a.127.0.0.1.xip.io is a private network's name"),
+        ("app.localtest.me", "app.localtest.me is a private network's name"),
+    ],
+)
+def test_loopback_and_internal_hosts_in_any_form_are_refused(api_client, personas, host, why):
+    api = _as(api_client, personas, "supervisor")
+    api.get("/api/v1/webhooks/")
+    before = take()  # after the key's first use (which notes it)
+
+    answer = api.post("/api/v1/webhooks/", {**BODY, "url": f"http://{host}:8080/h"}, format="json")
+
+    assert answer.status_code == 403
+    message = REFUSED.format(why)
+    assert answer.json()["error"] == {
+        "code": "private_address",
+        "message": message,
+        "fields": {"url": [message]},
+    }
+    assert take().changes(before) == []
+
+
+def test_a_name_that_resolves_to_a_private_address_is_refused(api_client, personas, monkeypatch):
+    answers = {
+        "crm.example.com": ["93.184.216.34"],
+        "intranet.example.com": ["93.184.216.34", "10.1.2.3"],
+        "mapped.example.com": ["::ffff:127.0.0.1"],
+        "nat64.example.com": ["64:ff9b::a9fe:a9fe"],
+    }
+    monkeypatch.setattr(
+        endpoints,
+        "name_addresses",
+        lambda host: [ipaddress.ip_address(a) for a in answers.get(host, [])],
+    )
+    mapped = ipaddress.ip_address("::ffff:127.0.0.1")
+    api = _as(api_client, personas, "supervisor")
+    refused = {}
+    for host in answers:
+        answer = api.post("/api/v1/webhooks/", {**BODY, "url": f"https://{host}/h"}, format="json")
+        refused[host] = (answer.status_code, answer.json().get("error", {}).get("message"))
+    assert refused == {
+        "crm.example.com": (201, None),
+        "intranet.example.com": (
+            403,
+            REFUSED.format("intranet.example.com resolves to a private address (10.1.2.3)"),
+        ),
+        "mapped.example.com": (
+            403,
+            # Written as this Python writes it ("::ffff:7f00:1" before 3.13).
+            REFUSED.format(f"mapped.example.com resolves to a private address ({mapped})"),
+        ),
+        "nat64.example.com": (
+            403,
+            REFUSED.format("nat64.example.com resolves to a private address (64:ff9b::a9fe:a9fe)"),
+        ),
+    }
+    assert [e.url for e in WebhookEndpoint.objects.all()] == ["https://crm.example.com/h"]
+
+
+def test_the_resolver_is_asked_as_a_delivery_asks_it():
+    """The real lookup (the suite's stands in for it elsewhere), on what needs no DNS."""
+    assert name_addresses("127.0.0.1") == [ipaddress.ip_address("127.0.0.1")]
+    assert name_addresses(f"{'x' * 64}.example.com") == []  # no label is that long
 
 
 def test_an_operator_may_allow_private_addresses(api_client, personas, settings):

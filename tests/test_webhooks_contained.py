@@ -6,6 +6,7 @@ only stand-in (a name that changes its answer cannot be had from a real one here
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 import threading
 import time
@@ -117,6 +118,25 @@ def test_a_private_name_is_refused_by_default(personas, receiver, monkeypatch):
         "refused: rebind.test is a private address (10.1.2.3)",
     )
     assert receiver.received == []
+
+
+@pytest.mark.parametrize(
+    "address", ["224.0.0.1", "::ffff:127.0.0.1", "64:ff9b::a9fe:a9fe", "2002:7f00:1::1"]
+)
+@pytest.mark.django_db
+def test_an_address_that_only_looks_global_is_refused(personas, receiver, monkeypatch, address):
+    """Multicast is "global" to ``ipaddress``; an IPv6 address may carry a private IPv4 one
+    (mapped, NAT64, 6to4)."""
+    monkeypatch.setattr(socket, "getaddrinfo", _answers(address)[0])
+    delivery = factories.WebhookDeliveryFactory.create(
+        endpoint__tenant=personas.tenant, endpoint__url="http://rebind.test/hooks"
+    )
+    done = delivery_attempt(delivery.pk)
+    assert done is not None
+    assert (done.status, done.last_error) == (
+        Status.FAILED,
+        f"refused: rebind.test is a private address ({ipaddress.ip_address(address)})",
+    )
 
 
 @pytest.mark.django_db(transaction=True)

@@ -86,7 +86,12 @@ _CARD_WORDS = re.compile(
 _EXPIRY = re.compile(r"\b(?:0[1-9]|1[0-2])\s?/\s?(?:\d{2}|20\d{2})\b")
 # Provider key formats detect-secrets does not know (OpenAI's and Anthropic's newer keys).
 _KEY_FORMATS = re.compile(r"\b(?:sk|rk|pk)-(?:[a-z]+-)*[A-Za-z0-9_-]{20,}")
-_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]){11,30}\b")
+# An IBAN as people write it: any case, its groups apart by spaces, by dashes or not at all
+# ("it60x0542…", "GB82-WEST-1234-…"). ASCII classes: with IGNORECASE, [A-Z] would also take
+# "ſ" and "K", and \d any script's digits.
+_IBAN_HEAD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}[0-9]{2}")
+_IBAN_REST = re.compile(r"(?:[\s-]?[A-Za-z0-9]){11,30}")
+_IBAN_SEPARATOR = re.compile(r"[\s-]")
 _ACCOUNT = re.compile(
     r"\b(?:account(?: number| no\.?)?|conto(?: corrente)?|n(?:umero)? di conto|"
     r"cuenta|n(?:ú|u)mero de cuenta)\s*(?:is|è|es|:|n\.?|nº)?\s*(?P<value>\d[\d -]{5,}\d)",
@@ -172,8 +177,36 @@ def withheld(text: str) -> tuple[str, tuple[str, ...]]:
 
 def accounts_masked(text: str) -> str:
     """``text`` with IBANs and account numbers replaced, for where it goes out."""
-    text = _IBAN.sub(lambda m: "[IBAN]" if iban.is_valid(m.group()) else m.group(), text)
+    text = _ibans_masked(text)
     return _ACCOUNT.sub(lambda m: m.group().replace(m.group("value"), "[account number]"), text)
+
+
+def _ibans_masked(text: str) -> str:
+    parts, at = [], 0
+    for head in _IBAN_HEAD.finditer(text):
+        if head.start() < at:
+            continue  # inside an IBAN masked already
+        if (end := _iban_end(text, head.start(), head.end())) is not None:
+            parts += [text[at : head.start()], "[IBAN]"]
+            at = end
+    parts.append(text[at:])
+    return "".join(parts)
+
+
+def _iban_end(text: str, start: int, after_head: int) -> int | None:
+    """Where the IBAN that starts at ``start`` ends, if one does. The text alone does not
+    say (the words after it are letters and digits too: "… 7654 32 for rent"), so each end
+    at the edge of a group is tried, the longest first, and the checksum decides."""
+    rest = _IBAN_REST.match(text, after_head)
+    if rest is None:
+        return None
+    for end in range(rest.end(), after_head, -1):
+        edge = end == len(text) or not text[end].isascii() or not text[end].isalnum()
+        if not edge or _IBAN_SEPARATOR.match(text, end - 1):
+            continue
+        if iban.is_valid(_IBAN_SEPARATOR.sub("", text[start:end])):
+            return end
+    return None
 
 
 def _apart(found: list[Secret]) -> list[Secret]:

@@ -4,6 +4,7 @@ parsed, every reference checked, every problem named in one DomainError)."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import uuid
 from collections.abc import Callable
@@ -26,7 +27,7 @@ from memories.models import (
     Tier,
 )
 from memories.services.client_data.export import FORMAT
-from memories.timebounds import EARLIEST, EARLIEST_DAY, too_early
+from memories.timebounds import EARLIEST, too_early
 
 _HAS_TEXT = re.compile(r"\S")
 NUL = "may not hold a NUL character (PostgreSQL text cannot)"
@@ -100,21 +101,20 @@ def _time(nullable: bool = False) -> Callable:
     return _check(schema | {"description": said}, nullable, parse)
 
 
-def _date(nullable: bool = False) -> Callable:
-    def parse(value):
-        try:
-            return date.fromisoformat(value) if isinstance(value, str) else None
-        except ValueError:
-            return None
+def _day(nullable: bool = False) -> Callable:
+    """Any day: the day a memory tells of (``occurred_on``) is resolved from what was said
+    ("last week", "999 years ago") and can be centuries before 1900 however late it was
+    said. Taken as it was stored, not moved to 1900-01-01, which would make the memory say
+    what nobody said: unlike a time, a day has no zone to leave Python's years by, and
+    nothing ranks by its age (it is compared, never raised to a power as recency is)."""
 
     def checked(value):
-        if (parsed := parse(value)) is None:
-            raise ValueError("must be an ISO 8601 date (YYYY-MM-DD)")
-        if too_early(parsed):
-            raise ValueError(f"must be {EARLIEST_DAY.isoformat()} or later")
-        return parsed
+        if isinstance(value, str):
+            with contextlib.suppress(ValueError):
+                return date.fromisoformat(value)
+        raise ValueError("must be an ISO 8601 date (YYYY-MM-DD)")
 
-    schema = {"type": "string", "format": "date", "description": "From 1900-01-01 on."}
+    schema = {"type": "string", "format": "date", "description": "Any day from 0001-01-01 on."}
     return _check(schema, nullable, checked)
 
 
@@ -171,7 +171,7 @@ MEMORY |= {"source_kind": _choice(SourceKind), "source_ref": _text(300), "eviden
 MEMORY_OPTIONAL: dict[str, tuple[Callable, Any]] = {
     "speaker": (S100, ""),
     "subject": (S200, ""),
-    "occurred_on": (_date(nullable=True), None),
+    "occurred_on": (_day(nullable=True), None),
     "occurred_precision": (
         _check(
             {"type": "string", "enum": ["", *Precision.values]},

@@ -93,7 +93,6 @@ def extract_batch(events: list[tuple[str, str, str, datetime]]) -> list[list[Can
             kind, category = item["kind"], item["category"]
             if not content or kind not in Kind.values or category not in Category.values:
                 raise ValueError("empty content or unknown kind/category")
-            days = item["expires_in_days"]
             results[index].append(
                 Candidate(
                     content=content,
@@ -101,7 +100,7 @@ def extract_batch(events: list[tuple[str, str, str, datetime]]) -> list[list[Can
                     category=category,
                     confidence=min(max(float(item["confidence"]), 0.0), 1.0),
                     importance=min(max(float(item["importance"]), 0.0), 1.0),
-                    expires_at=observed_at + timedelta(days=float(days)) if days else None,
+                    expires_at=_expiry(observed_at, item["expires_in_days"]),
                     language=detect_language(text),
                     attribute=fold(str(item["attribute"]))[:100],
                     value=fold(str(item["value"]))[:200],
@@ -111,3 +110,18 @@ def extract_batch(events: list[tuple[str, str, str, datetime]]) -> list[list[Can
         except (KeyError, IndexError, TypeError, ValueError) as exc:
             raise LLMExtractionError(f"LLM answer does not fit the schema: {exc}") from exc
     return results
+
+
+def _expiry(observed_at: datetime, days) -> datetime | None:
+    """When a memory the model says expires in ``days`` expires (none for null or 0). The
+    answer does not fit when it expires before it was said (and before 1900 it would be
+    stored and exported, then refused by the import) or past year 9999 (never stored)."""
+    if not days:
+        return None
+    days = float(days)
+    if not days > 0:  # NaN too
+        raise ValueError(f"expires_in_days must be positive, not {days}")
+    try:
+        return observed_at + timedelta(days=days)
+    except OverflowError:
+        raise ValueError(f"expires_in_days goes past year 9999: {days}") from None

@@ -40,6 +40,7 @@ from django.utils import timezone
 
 from memories.conf import setting
 from memories.models import WebhookDelivery, WebhookEvent
+from memories.services.webhooks.endpoints import public_address
 from memories.services.webhooks.events import content_included
 from memories.services.webhooks.signing import signed_headers
 
@@ -116,7 +117,7 @@ def resolved_target(url: str) -> tuple[Target | None, str]:
         return None, f"could not resolve {host}: no address"
     if not settings.MEMORYHUB_WEBHOOK_ALLOW_PRIVATE:
         for address in addresses:
-            if not address.is_global:
+            if not public_address(address):
                 return None, f"refused: {host} is a private address ({address})"
     address = addresses[0]
     literal = f"[{address}]" if address.version == 6 else str(address)

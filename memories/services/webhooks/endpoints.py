@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import socket
 from http import HTTPStatus
 from urllib.parse import urlsplit
 
@@ -38,23 +39,87 @@ def _refused(message: str) -> DomainError:
 
 
 def webhook_url_checked(url: str) -> str:
-    """``url`` if a delivery can be sent to it (``URL_PATTERN``) and it is not an address of
-    a private network, unless ``MEMORYHUB_WEBHOOK_ALLOW_PRIVATE`` (403: a valid URL this
-    installation does not send to). A name's addresses are checked at each attempt."""
+    """``url`` if a delivery can be sent to it (``URL_PATTERN``) and its host is not a
+    private network's (``host_private``), unless ``MEMORYHUB_WEBHOOK_ALLOW_PRIVATE`` (403: a
+    valid URL this installation does not send to). A name's addresses are checked again at
+    each attempt: what a name resolves to may change."""
     if not re.fullmatch(URL_PATTERN, url):
         raise _refused(URL_MESSAGE)
-    host = urlsplit(url).hostname or ""
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
+    if settings.MEMORYHUB_WEBHOOK_ALLOW_PRIVATE:
         return url
-    if not address.is_global and not settings.MEMORYHUB_WEBHOOK_ALLOW_PRIVATE:
+    if why := host_private(urlsplit(url).hostname or ""):
         message = (
-            f"{host} is a private address: deliveries go to public addresses only "
+            f"{why}: deliveries go to public addresses only "
             "(MEMORYHUB_WEBHOOK_ALLOW_PRIVATE allows others)."
         )
         raise PrivateAddress(message, fields={"url": [message]})
     return url
+
+
+# Names of a private network whatever a resolver here answers: loopback (RFC 6761), mDNS
+# (.local), the zones clouds and home routers answer for themselves
+# (metadata.google.internal, .localdomain, .home.arpa), and wildcard DNS services that
+# answer the address spelled in the name (127.0.0.1.nip.io) or loopback for any name
+# (localtest.me, lvh.me). Refused by name: what they resolve to is only known from DNS,
+# which a registration may not reach, and no receiver needs them.
+PRIVATE_NAMES = (
+    "localhost", "local", "internal", "localdomain", "home.arpa",
+    "nip.io", "sslip.io", "xip.io", "localtest.me", "lvh.me",
+)  # fmt: skip
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+
+
+def host_private(host: str) -> str:
+    """Why ``host`` (a URL's, lower case) is a private network's, or "" when it is not known
+    to be: an IPv4 address in any form the system's resolver reads (inet_aton: "127.1",
+    "0x7f000001", "2130706433", "0177.0.0.1" are all 127.0.0.1), a private name, or a name
+    the resolver answers with a private address now."""
+    address = numeric_address(host)
+    if address is not None:
+        if public_address(address):
+            return ""
+        spelled = "" if str(address) == host else f" ({address})"
+        return f"{host} is a private address{spelled}"
+    if any(host == name or host.endswith(f".{name}") for name in PRIVATE_NAMES):
+        return f"{host} is a private network's name"
+    for address in name_addresses(host):
+        if not public_address(address):
+            return f"{host} resolves to a private address ({address})"
+    return ""
+
+
+def numeric_address(host: str) -> ipaddress.IPv4Address | None:
+    """The IPv4 address ``host`` spells as the system's resolver reads it (so as a delivery
+    would connect to it), or None for a name."""
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except (OSError, ValueError):
+        return None
+
+
+def name_addresses(host: str) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    """What the system's resolver answers for ``host`` now; none when it answers nothing (a
+    name not there yet is taken: each attempt resolves it and refuses a private answer)."""
+    try:
+        infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return []
+    return [ipaddress.ip_address(info[4][0]) for info in infos]
+
+
+def public_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Whether a delivery may connect to ``address``: global unicast (a multicast address is
+    "global" to ``ipaddress``), and for an IPv6 address that carries an IPv4 one (mapped,
+    6to4, NAT64), that one too: "::ffff:127.0.0.1" is loopback."""
+    if not address.is_global or address.is_multicast:
+        return False
+    if isinstance(address, ipaddress.IPv6Address):
+        carried = address.ipv4_mapped or address.sixtofour
+        if carried is None and address in _NAT64:
+            carried = ipaddress.IPv4Address(address.packed[-4:])
+        if carried is not None:
+            return public_address(carried)
+    return True
 
 
 class PrivateAddress(DomainError):
