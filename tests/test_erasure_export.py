@@ -181,7 +181,12 @@ SELF = {"client.erased", "client.imported"}  # the erase and the import themselv
 
 def _comparable(document: dict) -> dict:
     out = {k: v for k, v in document.items() if k != "exported_at"}
-    out["audit"] = [a for a in document["audit"] if a["action"] not in SELF]
+    # Whether an entry came with an import is its own test's matter (below).
+    out["audit"] = [
+        {k: v for k, v in a.items() if k != "imported"}
+        for a in document["audit"]
+        if a["action"] not in SELF
+    ]
     return out
 
 
@@ -305,6 +310,34 @@ def test_an_imported_trail_is_marked_as_imported_and_cannot_be_undone(setup):
     trail = page.get(f"/clients/{Client.objects.get(external_ref='ana-7').pk}/audit/")
     assert trail.status_code == 200
     assert "Came with an imported document" in trail.content.decode()
+
+
+def test_a_re_export_says_which_audit_entries_came_with_an_import(setup):
+    """Exported, erased, imported and exported again: the document's own trail comes back
+    marked as imported, this tenant's erase and import do not, and the re-export imports
+    again."""
+    _, _, api = setup
+    exported = api.get("/api/v1/clients/ana-7/export/").json()
+    assert {a["imported"] for a in exported["audit"]} == {False}
+    api.delete("/api/v1/clients/ana-7/")
+    assert api.post("/api/v1/clients/", exported, format="json").status_code == 201
+
+    again = api.get("/api/v1/clients/ana-7/export/").json()
+
+    marks = [(a["action"], a["at"], a["imported"]) for a in again["audit"]]
+    came = [(a["action"], a["at"], True) for a in exported["audit"]]
+    assert [m for m in marks if m[0] not in SELF] == came
+    assert [(action, imported) for action, _, imported in marks if action in SELF] == [
+        ("client.erased", False),
+        ("client.imported", False),
+    ]
+    api.delete("/api/v1/clients/ana-7/")
+    assert api.post("/api/v1/clients/", again, format="json").status_code == 201
+    third = api.get("/api/v1/clients/ana-7/export/").json()
+    assert [a["imported"] for a in third["audit"]] == [True] * len(again["audit"]) + [
+        False,
+        False,
+    ]
 
 
 def test_a_document_that_holds_one_id_twice_is_refused_in_its_own_words(setup):

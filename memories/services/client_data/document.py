@@ -26,7 +26,7 @@ from memories.models import (
     Status,
     Tier,
 )
-from memories.services.client_data.export import FORMAT
+from memories.services.client_data.export import FORMAT, IMPORTED
 from memories.timebounds import EARLIEST, too_early
 
 _HAS_TEXT = re.compile(r"\S")
@@ -181,7 +181,23 @@ MEMORY_OPTIONAL: dict[str, tuple[Callable, Any]] = {
         "",
     ),
     "context": (STR, ""),
+    # What it is about, as the topic classifier read it (memories.services.topics).
+    "topic": (_text(32), ""),
+    "topic_probability": (UNIT, 0.0),
+    "topics": (
+        _kind(
+            dict,
+            "an object of topic names and probabilities from 0 to 1",
+            {"type": "object", "additionalProperties": {"type": "number"}},
+        ),
+        {},
+    ),
 }
+# The names the client is called by in their conversations.
+CLIENT_OPTIONAL: dict[str, tuple[Callable, Any]] = {"names": (TAGS, [])}
+# Whether an entry came with an earlier import: it is marked so again.
+AUDIT_OPTIONAL: dict[str, tuple[Callable, Any]] = {IMPORTED: (BOOL, False)}
+OPTIONAL = {"memories": MEMORY_OPTIONAL, "audit": AUDIT_OPTIONAL}
 RELATION = {"source": _uuid(), "target": _uuid(), "type": _choice(RelationType)}
 RELATION |= {"confidence": UNIT, "created_at": _time()}
 PROFILE = {"static": LIST, "dynamic": LIST, "refreshed_at": _time()}
@@ -203,7 +219,10 @@ def _schema_of(spec: dict, optional: dict | None = None, **extra) -> dict:
 
 def document_schema() -> dict:
     """The document's JSON Schema (the API documents its request body with it)."""
-    lists = {name: {"type": "array", "items": _schema_of(spec)} for name, spec in LISTS.items()}
+    lists = {
+        name: {"type": "array", "items": _schema_of(spec, OPTIONAL.get(name))}
+        for name, spec in LISTS.items()
+    }
     lists["memories"]["items"] = _schema_of(
         MEMORY, MEMORY_OPTIONAL, evidence={"type": "array", "items": _schema_of(EVIDENCE)}
     )
@@ -219,7 +238,7 @@ def document_schema() -> dict:
                 "description": "Vouches for the document's ids to the tenant that exported "
                 "it: imported there, the client keeps them; anywhere else it gets fresh ids.",
             },
-            "client": _schema_of(CLIENT),
+            "client": _schema_of(CLIENT, CLIENT_OPTIONAL),
             **lists,
             "profile": _schema_of(PROFILE) | {"nullable": True},
         },
@@ -257,15 +276,17 @@ def document_parse(data) -> dict:
             fields={"format": [f"must be {FORMAT!r}"]},
         )
     errors: dict[str, list[str]] = {}
-    doc: dict[str, Any] = {"client": _object(data.get("client"), CLIENT, "client", errors)}
+    doc: dict[str, Any] = {
+        "client": _object(data.get("client"), CLIENT, "client", errors, CLIENT_OPTIONAL)
+    }
     for name, spec in LISTS.items():
         items = data.get(name)
         if not isinstance(items, list):
             errors[name] = ["must be a list"]
             continue
-        optional = MEMORY_OPTIONAL if name == "memories" else None
         doc[name] = [
-            _object(v, spec, f"{name}[{i}]", errors, optional) for i, v in enumerate(items)
+            _object(v, spec, f"{name}[{i}]", errors, OPTIONAL.get(name))
+            for i, v in enumerate(items)
         ]
     for i, memory in enumerate(doc.get("memories", [])):
         memory["evidence"] = [

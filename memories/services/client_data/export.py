@@ -13,6 +13,9 @@ from memories.models import AuditEntry, Client, Relation
 from memories.services.client_data import provenance
 
 FORMAT = "memoryhub.client-export/1"
+# The mark on an audit entry that came with an imported document: exported, the entry says
+# so, and is marked so again wherever the document is imported.
+IMPORTED = "imported"
 
 
 def _at(value) -> str | None:
@@ -50,6 +53,7 @@ def client_export(*, client: Client) -> dict:
             "display_name": client.display_name,
             "language": client.language,
             "created_at": _at(client.created_at),
+            "names": list(client.names),
         },
         "sessions": [
             {
@@ -96,6 +100,9 @@ def client_export(*, client: Client) -> dict:
                 "occurred_on": m.occurred_on.isoformat() if m.occurred_on else None,
                 "occurred_precision": m.occurred_precision,
                 "context": m.context,
+                "topic": m.topic,
+                "topic_probability": m.topic_probability,
+                "topics": m.topics,
                 "language": m.language,
                 "tier": m.tier,
                 "status": m.status,
@@ -156,6 +163,7 @@ def client_export(*, client: Client) -> dict:
                 "object_id": a.object_id,
                 "actor": a.actor_label,
                 "at": _at(a.at),
+                IMPORTED: bool(a.data.get(IMPORTED)),
             }
             for a in audit.order_by("at", "pk")
         ],

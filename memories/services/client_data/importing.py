@@ -30,7 +30,7 @@ from memories.models import (
     Tenant,
 )
 from memories.services.client_data import provenance
-from memories.services.client_data.document import LISTS, document_parse
+from memories.services.client_data.document import IMPORTED, LISTS, document_parse
 from memories.services.tenancy.audit import audit
 from memories.services.write.records import (
     lexemes_count,
@@ -38,9 +38,6 @@ from memories.services.write.records import (
     statement_hash,
     stored_attribute,
 )
-
-# The mark on an audit entry that came with an imported document.
-IMPORTED = "imported"
 
 
 def client_import(*, tenant: Tenant, data, actor=None, actor_label: str = "") -> Client:
@@ -124,6 +121,7 @@ def _import(tenant: Tenant, doc: dict, *, ours: bool) -> Client:
         display_name=c["display_name"],
         language=c["language"],
         created_at=c["created_at"],
+        names=c["names"],
     )
     client.tenant = tenant  # sealed fields find the tenant (and memoise the key) here
     sessions = {
