@@ -9,7 +9,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import INTERNAL_ERROR
+from mcp_types import INTERNAL_ERROR, TextContent
 
 from memories.models import Event, Memory
 from tests.support import factories
@@ -74,7 +74,9 @@ def test_remember_tells_a_read_only_key_nothing_of_which_references_exist(
             seen = {}
             for ref in ("carlos", "nobody-yet"):
                 result = await client.call_tool("remember", {"client": ref, "content": "Hi."})
-                seen[ref] = (result.is_error, result.structured_content, result.content[0].text)
+                (said,) = result.content
+                assert isinstance(said, TextContent)
+                seen[ref] = (result.is_error, result.structured_content, said.text)
             return before, seen, await sync_to_async(take)()
 
     before, seen, after = asyncio.run(scenario())

@@ -177,9 +177,9 @@ def statement_about(content: str, *, client_names: frozenset[str] = frozenset())
             return named
         return ROLE_OF[found["role"]]
     if found := _OPENS_WITH_NAME.match(cues.DISCOURSE.sub("", content.lstrip())):
-        name = match_form(found["name"])
-        if name not in _NOT_NAMES and name not in client_names:
-            return name
+        called = match_form(found["name"])
+        if called not in _NOT_NAMES and called not in client_names:
+            return called
     return ""
 
 

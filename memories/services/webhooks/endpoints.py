@@ -82,9 +82,9 @@ def host_private(host: str) -> str:
         return f"{host} is a private address{spelled}"
     if any(host == name or host.endswith(f".{name}") for name in PRIVATE_NAMES):
         return f"{host} is a private network's name"
-    for address in name_addresses(host):
-        if not public_address(address):
-            return f"{host} resolves to a private address ({address})"
+    for resolved in name_addresses(host):
+        if not public_address(resolved):
+            return f"{host} resolves to a private address ({resolved})"
     return ""
 
 
