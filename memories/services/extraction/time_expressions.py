@@ -21,11 +21,25 @@ from memories.services.extraction.normalise import (
     NUMBER,
     NUMBER_WORDS,
     WEEKDAYS,
-    alternation,
 )
-
-MONTH = alternation(MONTHS)
-_WEEKDAY = alternation(WEEKDAYS)
+from memories.services.extraction.time_patterns import (
+    A_FEW,
+    DAY_AFTER,
+    DAY_MONTH,
+    DAY_OF_MONTH,
+    FIXED_PATTERNS,
+    FORTNIGHT,
+    ISO,
+    MONTH_ALONE,
+    MONTH_DAY,
+    NUMERIC,
+    PAST,
+    RELATIVE,
+    UNIT,
+    UNITS,
+    WEEKDAY,
+    WEEKDAY_AHEAD,
+)
 
 
 @dataclass(frozen=True)
@@ -33,94 +47,6 @@ class Temporal:
     until: datetime | None  # end of the furthest future day mentioned
     target: date | None  # that day
     past: bool  # looks back (yesterday, last week, tre anni fa) and names no future day
-
-
-_UNITS = {
-    **dict.fromkeys(["day", "days", "giorno", "giorni", "dia", "dias"], "d"),
-    **dict.fromkeys(["week", "weeks", "settimana", "settimane", "semana", "semanas"], "w"),
-    **dict.fromkeys(["month", "months", "mese", "mesi", "mes", "meses"], "m"),
-    **dict.fromkeys(["year", "years", "anno", "anni", "ano", "anos"], "y"),
-    **dict.fromkeys(["hour", "hours", "ora", "ore", "hora", "horas"], "h"),
-}
-# A fortnight is two weeks; "una quindicina di giorni", "una quincena" about as long.
-_FORTNIGHT = {"fortnight": 14, "fortnights": 28, "quindicina di giorni": 15, "quincena": 15}
-_UNIT = alternation(_UNITS)
-# "about", "circa", "unos": a span said roughly is still its day.
-_ROUGHLY = (
-    r"(?:(?:about|around|roughly|some|approximately|just over|just under|circa|piu o meno"
-    r"|all'incirca|appena|unos|unas|aproximadamente|cerca de|alrededor de|apenas)\s)?"
-)
-# "a few days", "qualche giorno", "unos dias": three.
-_A_FEW = {"a few": 3, "qualche": 3, "pochi": 3, "pochissimi": 2, "unos pocos": 3, "unos": 3}
-_RELATIVE = re.compile(
-    r"\b(?:in|within|in the next|over the next|in less than|tra|fra|entro|nei prossimi"
-    r"|nelle prossime|in meno di|en|dentro de|en los proximos|en las proximas|en menos de"
-    r"|durante los proximos|antes de)\s"
-    rf"{_ROUGHLY}(?:(?P<n>{NUMBER}|a few|qualche|pochi|unos pocos)\s(?P<u>{_UNIT})"
-    rf"|(?:a |an |una |un )?(?P<f>{alternation(_FORTNIGHT)}))\b"
-    # "I have ten days to pay", "ho dieci giorni per", "tengo diez dias para": a deadline.
-    r"|\b(?:have|has|got|ho|abbiamo|ha|hanno|tengo|tenemos|tiene|tienen|hay)\s"
-    rf"(?:(?P<n3>{NUMBER})\s(?P<u3>{_UNIT})|(?:a |an |una |un )?(?P<f3>{alternation(_FORTNIGHT)}))"
-    r"\s(?:to|left to|per|para)\b"
-)
-# A day of the month alone, said as a deadline ("scade il 15", "vence el dia 10", "due on
-# the 12th"): the next such day.
-_DAY_OF_MONTH = re.compile(
-    r"\b(?:due|by|on|until|payable|scade|scadono|scadenza|entro|vence|vencen|vencimiento"
-    r"|hasta|para)\s(?:on\s)?(?:the\s|il\s|el\s)?(?:giorno\s|dia\s)?"
-    r"(?P<d>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?\b"
-    r"(?![.,:/-]?\d|\s*(?:%|percent|per cento|por ciento|euros?|€|\$|k\b|mila|mil\b|years?|"
-    r"anni|anos|days?|giorni|dias|weeks?|settimane|semanas|months?|mesi|meses|hours?|ore\b"
-    r"|horas|minutes?|minuti|minutos|am\b|pm\b|h\b|of\s|de\s|di\s))"
-)
-_PAST = re.compile(
-    r"\b(?:yesterday|last (?:week|month|year|night|weekend)|the other day|ieri|l'altro ieri"
-    r"|(?:settimana|mese|anno|weekend) scors[oa]|ayer|anoche|anteayer"
-    r"|(?:semana|mes|ano) pasad[oa])\b"
-    rf"|\b(?:last|scors[oa]) (?:{_WEEKDAY})\b|\b(?:{_WEEKDAY}) (?:scorso|pasado)\b"
-    rf"|\b(?:{NUMBER})\s(?:{_UNIT})\s(?:ago|fa)\b|\bhace\s(?:{NUMBER})\s(?:{_UNIT})\b"
-)
-# (pattern, how to resolve, amount): evaluated in resolve_time.
-_FIXED = {  # (how to resolve, amount): expressions
-    ("days", 2): r"the day after tomorrow|dopodomani|pasado manana",
-    ("days", 0): r"today|tonight|this (?:morning|afternoon|evening)|oggi|stasera|stamattina"
-    r"|stanotte|hoy|esta (?:noche|tarde|manana)",
-    # "mañana" is tomorrow, but "por la mañana" / "las mañanas" is the morning.
-    ("days", 1): r"tomorrow|domani|(?<!\bla )(?<!\blas )(?<!\besta )(?<!\bpasado )"
-    r"(?<!\bcada )(?<!\bde )manana",
-    ("week_end", 0): r"this week|questa settimana|esta semana",
-    ("days", 7): r"next week|prossima settimana|settimana prossima|proxima semana"
-    r"|semana que viene|semana proxima",
-    ("month_end", 0): r"(?:the )?end of (?:the |this )?month|fine (?:del )?mese"
-    r"|fin(?:ales)? de(?:l)? mes|this month|questo mese|este mes",
-    ("months", 1): r"next month|mese prossimo|prossimo mese|mes que viene|proximo mes|mes proximo",
-    ("year_end", 0): r"(?:the )?end of (?:the |this )?year|fine (?:dell')?anno"
-    r"|fin(?:ales)? de(?:l)? ano|this year|quest'anno|este ano",
-    ("months", 12): r"next year|anno prossimo|prossimo anno|ano que viene|proximo ano|ano proximo",
-}
-_FIXED_PATTERNS = [(re.compile(rf"\b(?:{regex})\b"), how, n) for (how, n), regex in _FIXED.items()]
-# Habitual (``los lunes``, ``ogni lunedì``, ``every Monday``) and past weekdays bind nothing.
-_WEEKDAY_AHEAD = re.compile(
-    r"(?<!\blos )(?<!\bil )(?<!\blast )(?<!\bogni )(?<!\bcada )(?<!\bevery )"
-    rf"\b(?P<d>{_WEEKDAY})\b(?! scorso| pasado)"
-)
-ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_NUMERIC = re.compile(r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4}|\d{2})\b")
-DAY_MONTH = re.compile(
-    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s(?:of\s|de\s)?({MONTH})\b(?:,?\s(?:de\s|del\s)?(\d{{4}}))?"
-)
-MONTH_DAY = re.compile(
-    r"\b(january|february|march|april|may|june|july|august|september|october|november"
-    r"|december)\s(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s(\d{4}))?"
-)
-_MONTH_ALONE = re.compile(
-    r"\b(?:in|by|until|before|for|per|a|ad|entro|en|para|hasta|antes de|in early|in late"
-    r"|(?:the )?end of|fine|a fine|inizio|finales de|principios de)\s"
-    rf"(?P<m>{MONTH})\b(?:\s(?:de\s|del\s)?(?P<y>\d{{4}}))?"
-)
-
-# After a month, a day ("by june 15"): the day is read, not the month alone.
-_DAY_AFTER = re.compile(r"\s\d{1,2}(?:st|nd|rd|th)?\b(?!\d)")
 
 
 def _add_months(day: date, months: int) -> date:
@@ -168,14 +94,14 @@ def days_ahead(folded: str, today: date) -> list[tuple[int, date]]:
     unos quince dias", "in a fortnight", "tengo diez dias para pagar"), or a day of the
     month alone said as a deadline ("scade il 15"), and the day each names."""
     found = []
-    for m in _RELATIVE.finditer(folded):
+    for m in RELATIVE.finditer(folded):
         if fortnight := m["f"] or m["f3"]:
-            found.append((m.start(), today + timedelta(days=_FORTNIGHT[fortnight])))
+            found.append((m.start(), today + timedelta(days=FORTNIGHT[fortnight])))
             continue
         amount, unit = m["n"] or m["n3"], m["u"] or m["u3"]
-        n = int(amount) if amount.isdigit() else _A_FEW.get(amount) or NUMBER_WORDS[amount]
-        found.append((m.start(), _relative(n, _UNITS[unit], today)))
-    for m in _DAY_OF_MONTH.finditer(folded):
+        n = int(amount) if amount.isdigit() else A_FEW.get(amount) or NUMBER_WORDS[amount]
+        found.append((m.start(), _relative(n, UNITS[unit], today)))
+    for m in DAY_OF_MONTH.finditer(folded):
         day = int(m["d"])
         month = today.replace(day=1)
         for _ in range(3):  # this month's, else the next month that has that day
@@ -191,26 +117,26 @@ def resolve_time(folded: str, observed_at: datetime) -> Temporal:
     """The furthest future day a (folded) statement is bound to, and whether it looks back."""
     today = observed_at.date()
     targets: list[date | None] = [
-        _fixed(how, n, today) for pattern, how, n in _FIXED_PATTERNS if pattern.search(folded)
+        _fixed(how, n, today) for pattern, how, n in FIXED_PATTERNS if pattern.search(folded)
     ]
     targets += [day for _, day in days_ahead(folded, today)]
-    for m in _WEEKDAY_AHEAD.finditer(folded):
+    for m in WEEKDAY_AHEAD.finditer(folded):
         targets.append(today + timedelta(days=(WEEKDAYS[m["d"]] - today.weekday() - 1) % 7 + 1))
     for m in ISO.finditer(folded):
         targets.append(_dated(int(m[1]), int(m[2]), int(m[3]), today))
-    for m in _NUMERIC.finditer(folded):
+    for m in NUMERIC.finditer(folded):
         year = int(m[4]) + (2000 if len(m[4]) == 2 else 0)
         targets.append(_dated(year, int(m[3]), int(m[1]), today))
     for m in DAY_MONTH.finditer(folded):
         targets.append(_dated(int(m[3]) if m[3] else None, MONTHS[m[2]], int(m[1]), today))
     for m in MONTH_DAY.finditer(folded):
         targets.append(_dated(int(m[3]) if m[3] else None, MONTHS[m[1]], int(m[2]), today))
-    for m in _MONTH_ALONE.finditer(folded):
-        if not _DAY_AFTER.match(folded, m.end("m")):
+    for m in MONTH_ALONE.finditer(folded):
+        if not DAY_AFTER.match(folded, m.end("m")):
             targets.append(_dated(int(m["y"]) if m["y"] else None, MONTHS[m["m"]], None, today))
     target = max((t for t in targets if t is not None and t >= today), default=None)
     if target is None:
-        return Temporal(until=None, target=None, past=bool(_PAST.search(folded)))
+        return Temporal(until=None, target=None, past=bool(PAST.search(folded)))
     until = datetime.combine(target + timedelta(days=1), time(0), tzinfo=observed_at.tzinfo)
     return Temporal(until=until, target=target, past=False)
 
@@ -226,8 +152,8 @@ class Happened:
 
 
 _AGO = (
-    rf"\b(?P<n>{NUMBER}|a few|a couple of|qualche|unos|unas)\s(?P<u>{_UNIT})\s(?:ago|fa)\b"
-    rf"|\bhace\s(?P<n2>{NUMBER}|unos|unas)\s(?P<u2>{_UNIT})\b"
+    rf"\b(?P<n>{NUMBER}|a few|a couple of|qualche|unos|unas)\s(?P<u>{UNIT})\s(?:ago|fa)\b"
+    rf"|\bhace\s(?P<n2>{NUMBER}|unos|unas)\s(?P<u2>{UNIT})\b"
 )
 _PAST_SPANS = {  # (unit, how many back) → expressions
     ("d", 2): r"the day before yesterday|l'altro ieri|altroieri|avantieri|anteayer|antier",
@@ -243,9 +169,9 @@ _PAST_PATTERNS = [
     (re.compile(rf"\b(?:{regex})\b"), unit, n) for (unit, n), regex in _PAST_SPANS.items()
 ]
 _PAST_WEEKDAY = re.compile(
-    rf"\b(?:last|scors[oa]|(?:el|este) pasado) (?P<d>{_WEEKDAY})\b"
-    rf"|\b(?P<d2>{_WEEKDAY}) (?:scorso|pasado)\b"
-    rf"|\bon (?P<d3>{_WEEKDAY})\b(?= [^.!?]*\b(?:went|was|were|did|had|got|met|saw|came|took))"
+    rf"\b(?:last|scors[oa]|(?:el|este) pasado) (?P<d>{WEEKDAY})\b"
+    rf"|\b(?P<d2>{WEEKDAY}) (?:scorso|pasado)\b"
+    rf"|\bon (?P<d3>{WEEKDAY})\b(?= [^.!?]*\b(?:went|was|were|did|had|got|met|saw|came|took))"
 )
 _PAST_YEAR = re.compile(r"\b(?:in|back in|nel|en(?: el)?) ((?:19|20)\d{2})\b")
 _FEW = {"a few": 3, "qualche": 3, "unos": 3, "unas": 3}
@@ -322,7 +248,7 @@ _LOOKS_BACK = re.compile(
 def looks_back(folded: str) -> bool:
     """Whether a (folded) statement tells of what has been, in a past tense ("we went
     hiking", "ho venduto la casa", "nos mudamos")."""
-    return bool(_LOOKS_BACK.search(folded) or _PAST.search(folded))
+    return bool(_LOOKS_BACK.search(folded) or PAST.search(folded))
 
 
 def looks_ahead(folded: str, time: Temporal | None = None) -> bool:
@@ -355,7 +281,7 @@ def resolve_when(folded: str, observed_at: datetime, *, ahead: bool) -> Happened
     for m in ISO.finditer(folded):
         if when := on_day(int(m[1]), int(m[2]), int(m[3])):
             found.append((m.start(), Happened(when, "day")))
-    for m in _NUMERIC.finditer(folded):
+    for m in NUMERIC.finditer(folded):
         year = int(m[4]) + (2000 if len(m[4]) == 2 else 0)
         if when := on_day(year, int(m[3]), int(m[1])):
             found.append((m.start(), Happened(when, "day")))
@@ -365,21 +291,21 @@ def resolve_when(folded: str, observed_at: datetime, *, ahead: bool) -> Happened
     for m in MONTH_DAY.finditer(folded):
         if when := day(int(m[3]) if m[3] else None, MONTHS[m[1]], int(m[2])):
             found.append((m.start(), Happened(when, "day")))
-    for m in _MONTH_ALONE.finditer(folded):
+    for m in MONTH_ALONE.finditer(folded):
         named = int(m["y"]) if m["y"] else None
         # "by June 15" is the day, read above; "by June", "entro marzo" the month.
         if (
             (named is not None or ahead)
-            and not _DAY_AFTER.match(folded, m.end("m"))
+            and not DAY_AFTER.match(folded, m.end("m"))
             and (when := _dated(named, MONTHS[m["m"]], None, today))
         ):
             found.append((m.start(), Happened(when.replace(day=1), "month")))
-    for pattern, how, n in _FIXED_PATTERNS:
+    for pattern, how, n in FIXED_PATTERNS:
         if said := pattern.search(folded):
             found.append((said.start(), _ahead_span(how, n, today)))
     found += [(at, Happened(day, "day")) for at, day in days_ahead(folded, today)]
     if ahead:
-        for m in _WEEKDAY_AHEAD.finditer(folded):
+        for m in WEEKDAY_AHEAD.finditer(folded):
             offset = (WEEKDAYS[m["d"]] - today.weekday() - 1) % 7 + 1
             found.append((m.start(), Happened(today + timedelta(days=offset), "day")))
     return min(found, key=lambda pair: pair[0])[1] if found else None
@@ -430,7 +356,7 @@ def said_back(folded: str, today: date) -> list[tuple[int, Happened]]:
     for m in re.finditer(_AGO, folded):
         amount, unit = m["n"] or m["n2"], m["u"] or m["u2"]
         n = int(amount) if amount.isdigit() else _FEW.get(amount) or NUMBER_WORDS[amount]
-        found.append((m.start(), _back(today, _UNITS[unit], n)))
+        found.append((m.start(), _back(today, UNITS[unit], n)))
     for pattern, unit, n in _PAST_PATTERNS:
         if said := pattern.search(folded):
             found.append((said.start(), _span_back(today, unit, n)))

@@ -14,7 +14,7 @@ from memories.models import LIVE_STATUSES, Memory
 from memories.services.jobs.claims import client_batches
 from memories.services.jobs.runner import JobCounts
 from memories.services.retrieval import ranking_weights
-from memories.services.retrieval.statement import canonicity_sql, recency_sql
+from memories.services.retrieval.signals import canonicity_sql, recency_sql
 
 COMPONENTS = ("recency", "usage", "evidence", "confidence", "importance", "canonicity")
 

@@ -8,7 +8,7 @@ pick.
 from __future__ import annotations
 
 from memories.conf import setting
-from memories.models import EmbeddingSpace, Memory, Status, vector_literal
+from memories.models import EmbeddingSpace, Memory, vector_literal
 from memories.services.retrieval.nearest import (
     AGAINST,
     ANSWERING_POOL,
@@ -20,6 +20,7 @@ from memories.services.retrieval.nearest import (
     short_of_live,
 )
 from memories.services.retrieval.query import Search
+from memories.services.retrieval.signals import canonicity_sql, recency_sql
 from memories.services.retrieval.sql import Sql, sql
 from memories.services.retrieval.text import (
     COVERAGE_JOIN,
@@ -50,26 +51,6 @@ COMPONENTS = (
 )
 # Components that count against a memory: its weight is subtracted.
 PENALTIES = frozenset({"past"})
-CANONICITY = {Status.PROMOTED: 1.0, Status.ACTIVE: 0.6, Status.CANDIDATE: 0.5}
-
-
-# Past this many half-lives recency is below what float8 can add to any other component
-# (2 ** -64 ≈ 5e-20); capping the exponent keeps power() from underflowing, which
-# PostgreSQL raises as an error rather than answering 0 (0.5 ** 1100: a memory of 1984).
-RECENCY_MAX_HALF_LIVES = 64
-
-
-def recency_sql(seen_column: str) -> str:
-    """Recency as SQL, in (0, 1] for any time: 0.5 ** (days since ``seen_column`` / half-life),
-    the future counting as now. Its parameters: the time now, the half-life in days."""
-    days = f"greatest(0, extract(epoch FROM %s - {seen_column})::float8 / 86400)"
-    return f"power(0.5, least({days} / greatest(%s, 1e-6), {RECENCY_MAX_HALF_LIVES}))"
-
-
-def canonicity_sql(status_column: str) -> str:
-    """The canonicity of a row as SQL (also the ranking refresh's)."""
-    cases = " ".join(f"WHEN '{status}' THEN {value}" for status, value in CANONICITY.items())
-    return f"CASE {status_column} {cases} ELSE 0.2 END::float8"
 
 
 # A candidate's topic counts for the relevance floor when it is at least this close in
@@ -299,9 +280,7 @@ def _on_topic(search: Search) -> Sql:
     does too, whatever words each uses and in whichever language."""
     counted = set(str(setting("SEARCH_TOPIC_CARDINALITIES")).split(","))
     surely = float(setting("SEARCH_TOPIC_MIN"))
-    topics = [
-        (t, p) for t, p in search.topics if BY_NAME[t].cardinality in counted and p >= surely
-    ]
+    topics = [(t, p) for t, p in search.topics if BY_NAME[t].cardinality in counted and p >= surely]
     if not topics:
         return Sql("0::float8")
     names, probabilities = zip(*topics, strict=True)

@@ -10,15 +10,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from memories.services.extraction.normalise import MONTHS, match_form
-from memories.services.extraction.time_expressions import (
-    DAY_MONTH,
-    ISO,
-    MONTH,
-    MONTH_DAY,
-    Happened,
-    on_day,
-    said_back,
-)
+from memories.services.extraction.time_expressions import Happened, on_day, said_back
+from memories.services.extraction.time_patterns import DAY_MONTH, ISO, MONTH, MONTH_DAY
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from django.db import connection
 from django.utils import timezone
 
+from memories.conf import setting
 from memories.models import (
     AuditEntry,
     Client,
+    ConflictPolicy,
     Event,
     Evidence,
     Kind,
@@ -38,8 +40,21 @@ from memories.services.write.relate import (
     Neighbours,
     judge,
     judge_episode,
-    resolve_contradiction,
 )
+
+
+def resolve_contradiction(
+    *, old: Memory, confidence: float, observed_at, policy: str
+) -> Evidence.Action:
+    """``updated`` when the new statement may supersede ``old`` on its own, else ``conflict``."""
+    if old.status == Status.PROMOTED or policy == ConflictPolicy.ALWAYS_REVIEW:
+        return Evidence.Action.CONFLICT
+    newer = observed_at >= old.observed_at
+    explicit = confidence >= float(setting("SUPERSEDE_MIN_CONFIDENCE"))
+    more_confident = confidence >= old.confidence + float(setting("SUPERSEDE_CONFIDENCE_MARGIN"))
+    if newer and (explicit or more_confident):
+        return Evidence.Action.UPDATED
+    return Evidence.Action.CONFLICT
 
 
 @dataclass(frozen=True)

@@ -21,12 +21,9 @@ from django.db.models import Q
 from memories.conf import cosine_setting, setting
 from memories.models import (
     LIVE_STATUSES,
-    ConflictPolicy,
     EmbeddingSpace,
-    Evidence,
     Kind,
     Memory,
-    Status,
     vector_literal,
 )
 from memories.services.extraction.normalise import stated_numbers
@@ -51,7 +48,8 @@ _HEAD_NOUN = "preference:"
 
 class Judgement(models.TextChoices):
     """Where a statement stands against memory; ingest turns it into an ``Evidence.Action``
-    (a contradiction becomes ``updated`` or ``conflict``, see ``resolve_contradiction``)."""
+    (a contradiction becomes ``updated`` or ``conflict``, see
+    ``outcomes.resolve_contradiction``)."""
 
     DUPLICATE = "deduplicated", "Says what a live memory says"
     CONTRADICTION = "contradiction", "Contradicts a live memory"
@@ -395,17 +393,3 @@ def _same_thing(
         ):
             return memory
     return None
-
-
-def resolve_contradiction(
-    *, old: Memory, confidence: float, observed_at, policy: str
-) -> Evidence.Action:
-    """``updated`` when the new statement may supersede ``old`` on its own, else ``conflict``."""
-    if old.status == Status.PROMOTED or policy == ConflictPolicy.ALWAYS_REVIEW:
-        return Evidence.Action.CONFLICT
-    newer = observed_at >= old.observed_at
-    explicit = confidence >= float(setting("SUPERSEDE_MIN_CONFIDENCE"))
-    more_confident = confidence >= old.confidence + float(setting("SUPERSEDE_CONFIDENCE_MARGIN"))
-    if newer and (explicit or more_confident):
-        return Evidence.Action.UPDATED
-    return Evidence.Action.CONFLICT
