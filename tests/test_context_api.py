@@ -59,8 +59,10 @@ def test_context_in_one_call(api_client, personas, post_event):
     ]
     assert "I prefer to be contacted by email." in [e["text"] for e in body["profile"]["static"]]
     said = event["event"]["observed_at"][:10]  # when the client said it, as the agent reads
+    today = body["text"].splitlines()[0]
+    assert today == f"Today is {timezone.localdate().isoformat()}."
     assert body["text"].startswith(
-        "Core memories:\n- Speaks English and Welsh.\n\n"
+        f"{today}\n\nCore memories:\n- Speaks English and Welsh.\n\n"
         f"Relevant to this message:\n- {said} · My husband James"
     )
     assert body["text"].count("My husband James handles the joint account.") == 1
@@ -84,7 +86,7 @@ def test_the_budget_holds(api_client, personas, post_event, budget):
 
 def test_render_text_packs_what_fits_and_skips_repeats():
     class M:
-        speaker, occurred_on, occurred_precision = "user", None, ""
+        speaker, occurred_on, occurred_precision, expires_at = "user", None, "", None
         observed_at = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
 
         def __init__(self, pk, content):
@@ -96,10 +98,11 @@ def test_render_text_packs_what_fits_and_skips_repeats():
 
     core = [M(1, "A" * 50)]
     hits = [H(M(1, "A" * 50)), H(M(2, "B" * 300)), H(M(3, "C" * 20))]
-    text = render_text(core=core, static=[], hits=hits, dynamic=[], budget=135)
+    now = datetime(2026, 3, 9, 12, tzinfo=UTC)
+    text = render_text(core=core, static=[], hits=hits, dynamic=[], budget=160, now=now)
     relevant = "\n\nRelevant to this message:\n- 2026-03-02 · " + "C" * 20
-    assert text == "Core memories:\n- " + "A" * 50 + relevant
-    assert len(text) <= 135
+    assert text == "Today is 2026-03-09.\n\nCore memories:\n- " + "A" * 50 + relevant
+    assert len(text) <= 160
 
 
 def test_a_client_gets_only_their_core(api_client, personas, post_event):
@@ -121,7 +124,7 @@ def test_a_client_gets_only_their_core(api_client, personas, post_event):
         ],
         "memories": [],
         "coming_up": [],
-        "text": "Core memories:\n- Prefers email.",
+        "text": f"Today is {timezone.localdate().isoformat()}.\n\nCore memories:\n- Prefers email.",
     }
 
 
@@ -165,7 +168,12 @@ def test_a_deadline_comes_up_as_it_nears_and_leaves_once_past(api_client, person
     assert coming_up(said) == ([], coming_up(said)[1])  # weeks away: not yet
     soon, text = coming_up(datetime(2026, 3, 20, 9, 0, tzinfo=UTC))
     assert soon == ["I need to send the signed mortgage papers by March 27, 2026."]
-    assert "Coming up:\n- 2026-03-27 · I need to send the signed mortgage papers" in text
+    # Said on 2 March, for the 27th: one week ahead, as the agent reads it on the 20th.
+    assert "Today is 2026-03-20." in text
+    assert (
+        "Coming up:\n- 2026-03-02 · I need to send the signed mortgage papers by March 27, "
+        "2026. (planned for 2026-03-27: in 7 days)"
+    ) in text
     assert coming_up(datetime(2026, 3, 28, 9, 0, tzinfo=UTC))[0] == []  # past: gone from it
 
 

@@ -151,7 +151,7 @@ def test_a_tier_override_reaches_the_context_at_once(
 
     context = _context(api_client, supervisor_key, message="How is the weather?")
     assert [m["id"] for m in context["core"]] == [memory["id"]]
-    assert context["text"].splitlines()[:2] == [
+    assert context["text"].splitlines()[2:4] == [
         "Core memories:",
         "- I prefer to be contacted by email.",
     ]
@@ -244,6 +244,7 @@ def test_a_memory_disputed_twice_names_both_and_the_others_are_left_out(
         factories.ReviewItemFactory.create(memory=rival, other_memory=email)
     context = _context(api_client, supervisor_key, message="How is the weather?")
     assert context["text"] == (
+        f"Today is {timezone.localdate().isoformat()}.\n\n"
         "Client profile:\n- Prefers email. (disputed: conflicting statements, "
         "“Prefers phone.” and “Prefers letters.”, wait for review)"
     )

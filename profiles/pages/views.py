@@ -29,6 +29,7 @@ from memories import permissions
 from memories.models import Client, Event, Memory, unexpired
 from memories.pages.forms import STATUS_LIVE, MemoryFilterForm
 from memories.selectors.contradictions import has_contradictory_facts
+from memories.selectors.when import when_told
 from memories.services.client_data.erasure import client_erase
 from memories.services.retrieval import memories_search
 from profiles.pages.panels import attach_produced, client_panels
@@ -227,6 +228,7 @@ def _memory_results(request, client) -> dict:
 def _item(memory, hit=None) -> dict:
     return {
         "memory": memory,
+        "when": when_told(memory),  # said, and when it happens: past, ahead
         "score": hit.score if hit else None,
         "scores": hit.scores if hit else {},
     }

@@ -8,7 +8,8 @@ from django.utils import timezone
 
 from curation.selectors import open_disputes
 from memories import permissions
-from memories.models import Kind, Memory, Precision
+from memories.models import Kind, Memory
+from memories.selectors.when import AHEAD, HAPPENED, PAST, When, when_told
 from memories.services.extraction.heuristic import speaker_role
 from memories.services.retrieval import Filters, memories_search
 from profiles.services.profile import profile_for
@@ -166,42 +167,54 @@ def _dispute_note(texts: list[str]) -> str:
     return f" (disputed: conflicting statements, {listed}, wait for review)"
 
 
-def memory_line(memory: Memory) -> str:
-    """A memory as the agent reads it: when it happened (or was said), who said it when
-    that is not the client, and what: ``2022-12-21 · Maria: I donated my old car…``."""
+def memory_line(memory: Memory, now=None) -> str:
+    """A memory as the agent reads it: the day it was said, who said it when that is not
+    the client, what, and when what it tells of happens, against today:
+    ``2026-11-26 · Abbiamo un appuntamento dal notaio giovedì prossimo. (planned for
+    2026-12-03: past)``, ``2022-12-22 · Maria: I donated my old car… (happened 2022-12-21)``."""
+    when = when_told(memory, now)
     who = memory.speaker if speaker_role(memory.speaker) != "client" else ""
-    head = " · ".join(part for part in (when_of(memory), who) if part)
-    return f"{head}: {memory.content}" if who else f"{head} · {memory.content}"
+    said = f"{when.said.isoformat()} · {who}: " if who else f"{when.said.isoformat()} · "
+    return f"{said}{memory.content}{_when_note(when)}"
 
 
-def when_of(memory: Memory) -> str:
-    """``occurred_on`` at its precision (2022-12-21, week of 2022-12-12, 2022-11, 2019),
-    else the day it was said."""
-    day = memory.occurred_on
-    if day is None:
-        return memory.observed_at.date().isoformat()
-    spans: dict[str, str] = {
-        Precision.WEEK: f"week of {day.isoformat()}",
-        Precision.MONTH: day.strftime("%Y-%m"),
-        Precision.YEAR: str(day.year),
-    }
-    return spans.get(memory.occurred_precision, day.isoformat())
+def _when_note(when: When) -> str:
+    if when.state == HAPPENED and when.day != when.said:
+        return f" (happened {when.day_text})"
+    if when.state == PAST:
+        return f" (planned for {when.day_text}: past)"
+    if when.state == AHEAD:
+        return f" (planned for {when.day_text}: {_days_ahead(when.days_ahead)})"
+    return ""
 
 
-def render_text(*, core, static, hits, dynamic, budget: int, coming_up=(), notes=None) -> str:
-    """Sections in order of importance, each line added only while the whole fits in
+def _days_ahead(days: int | None) -> str:
+    if not days:
+        return "today"
+    return "tomorrow" if days == 1 else f"in {days} days"
+
+
+def render_text(
+    *, core, static, hits, dynamic, budget: int, coming_up=(), notes=None, now=None
+) -> str:
+    """Today's date first (what is past and what is ahead are told against it), then
+    sections in order of importance, each line added only while the whole fits in
     ``budget`` characters; a memory already shown is not repeated. ``notes``: memory id →
     what follows its line (a dispute)."""
     notes = notes or {}
+    now = now or timezone.now()
     sections = [
         ("Core memories", [(str(m.pk), m.content) for m in core]),
-        ("Relevant to this message", [(str(h.memory.pk), memory_line(h.memory)) for h in hits]),
-        ("Coming up", [(str(m.pk), memory_line(m)) for m in coming_up]),
+        (
+            "Relevant to this message",
+            [(str(h.memory.pk), memory_line(h.memory, now)) for h in hits],
+        ),
+        ("Coming up", [(str(m.pk), memory_line(m, now)) for m in coming_up]),
         ("Client profile", [(e["memory"], e["text"]) for e in static]),
         ("Recent activity", [(e["memory"], e["text"]) for e in dynamic]),
     ]
     shown: set[str] = set()
-    out: list[str] = []
+    out: list[str] = [f"Today is {timezone.localdate(now).isoformat()}."]
     for title, lines in sections:
         block: list[str] = []
         for memory_id, text in lines:

@@ -34,6 +34,13 @@ from memories.models import (
 )
 from memories.services.embedding.reembed import memories_embed_now
 from memories.services.extraction.heuristic import extract
+from memories.services.extraction.normalise import match_form
+from memories.services.extraction.time_expressions import (
+    Happened,
+    looks_ahead,
+    resolve_time,
+    resolve_when,
+)
 from memories.services.tenancy.audit import audit
 from memories.services.write.core_budget import ensure_core_room
 from memories.services.write.lifecycle import state_of
@@ -70,6 +77,24 @@ def _required(value: str, field: str, message: str, limit: int) -> str:
         too_long = f"At most {limit} characters (this is {len(text)})."
         raise DomainError(f"{field}: {too_long}", fields={field: [too_long]})
     return text
+
+
+def _dated(text: str, old: Memory) -> tuple[Happened | None, datetime | None]:
+    """When the corrected statement's thing happens, and when it becomes past: the day its
+    words name, read as of when the old one was said (a correction restates what was said
+    then: "next Thursday" is the Thursday after it); else the old one's. A plan corrected
+    keeps its day, and stays coming up."""
+    folded = match_form(text)
+    time = resolve_time(folded, old.observed_at)
+    ahead = old.expires_at is not None or looks_ahead(folded, time)
+    occurred = resolve_when(folded, old.observed_at, ahead=ahead)
+    if occurred is None:
+        kept = (
+            Happened(old.occurred_on, old.occurred_precision or "day") if old.occurred_on else None
+        )
+        return kept, old.expires_at
+    expires_at = time.until if old.expires_at is not None or ahead else old.expires_at
+    return occurred, expires_at
 
 
 @transaction.atomic
@@ -116,6 +141,7 @@ def _corrected(memory: Memory, content: str, reason: str, actor, actor_label: st
     )
     summaries_retire(memory_ids=[old.pk])
     value, negated = _value_of(text, old, now)
+    occurred, expires_at = _dated(text, old)
     new = memory_add(
         client=client,
         kind=old.kind,
@@ -125,7 +151,11 @@ def _corrected(memory: Memory, content: str, reason: str, actor, actor_label: st
         confidence=CORRECTION_CONFIDENCE,
         importance=old.importance,
         observed_at=now,
-        expires_at=old.expires_at,
+        expires_at=expires_at,
+        occurred=occurred,
+        topic=old.topic,
+        topic_probability=old.topic_probability,
+        topics=old.topics,
         source_kind=SourceKind.MANUAL,
         source_ref=f"user:{actor.pk}" if actor is not None else "",
         attribute=old.attribute,
