@@ -139,13 +139,17 @@ def in_process_app() -> Iterator[None]:
 
 
 def seed(tenant) -> Seeded:
-    """A client with memories and an open conflict, its advisor's agent, a supervisor and
-    the client's own login, each with a key."""
+    """A client with memories and an open conflict, its advisor's agent, a supervisor, an
+    admin, the client's own login, their heir's and a prospect's (each with a client record
+    of their own), each with a key."""
     users = {}
     for username, role in (
         ("agent", Role.ADVISOR),
         ("supervisor", Role.SUPERVISOR),
+        ("admin", Role.ADMIN),
         ("emma", Role.CLIENT),
+        ("marco", Role.NEXTGEN_HEIR),
+        ("pia", Role.PROSPECT),
     ):
         users[role] = factories.UserFactory.create(username=username)
         factories.MembershipFactory.create(tenant=tenant, user=users[role], role=role)
@@ -153,6 +157,14 @@ def seed(tenant) -> Seeded:
         tenant=tenant, external_ref=SEEDED_CLIENT, user=users[Role.CLIENT]
     )
     client_assign_advisor(client=client, advisor=users[Role.ADVISOR])
+    heir = factories.ClientFactory.create(
+        tenant=tenant, external_ref="marco", user=users[Role.NEXTGEN_HEIR], family_parent=client
+    )
+    prospect = factories.ClientFactory.create(
+        tenant=tenant, external_ref="pia", user=users[Role.PROSPECT]
+    )
+    for own in (heir, prospect):
+        factories.MemoryFactory.create(client=own, tier=Tier.CORE, content="Prefers letters.")
     old = factories.MemoryFactory.create(client=client, tier=Tier.CORE, content="Prefers email.")
     factories.MemoryFactory.create(client=client, content="Plans to sell the flat in Bath.")
     new = factories.MemoryFactory.create(client=client, content="Prefers phone calls.")
