@@ -34,7 +34,7 @@ DEFAULTS: dict[str, Any] = {
     "BREAKER_FAILURES": 3,  # failures within the window that open a provider's circuit
     "BREAKER_WINDOW": 30.0,  # seconds
     "BREAKER_COOLDOWN": 30.0,  # seconds an open circuit waits before one trial call
-    # topics (memories.services.topics; measured in docs/decisions/): how sure a reading
+    # topics (memories.services.topics; measured in docs/decisions.md): how sure a reading
     # must be to say a short message is small talk, that one of its statements is
     # nonetheless something to remember, that a statement's topic decides the kind of
     # memory, and that two statements about the same thing of the same person are
@@ -54,16 +54,17 @@ DEFAULTS: dict[str, Any] = {
     "SEARCH_NEWER_FIRST": True,
     # Of the memories about what a question after a value as it stands is about (its topic),
     # the newest goes first when it answers the query at most this much less well than an
-    # older one (retrieval/pick.py topic_versions; measured in docs/decisions/).
+    # older one (retrieval/pick.py topic_versions; measured in docs/decisions.md).
     "TOPIC_NEWER_MARGIN": 0.3,
     # The topics whose overlap with a question's counts for ranking (retrieval.statement):
-    # those a person has one value of, or one per thing (memories.services.topics), by
-    # default; "many" adds the rest (family, leisure, health…).
+    # those a person has one value of ("one"), one per thing ("per_thing"), any number of
+    # ("many": family, leisure, health…). All three by default: the advisor sets gain from
+    # "many", LoCoMo loses about 0.01 of recall@10 to it (docs/decisions.md).
     "SEARCH_TOPIC_CARDINALITIES": "one,per_thing,many",
     "SEARCH_TOPIC_MIN": 0.0,
     "RANKING_WEIGHTS": {},  # overrides of retrieval.DEFAULT_WEIGHTS, e.g. {"recency": 0.2}
     "TEXT_MATCHES_RANKED": 1000,  # full-text matches a search ranks at most, per word
-    # Whether a search has an answer at all (retrieval.floor; measured in docs/decisions/):
+    # Whether a search has an answer at all (retrieval.floor; measured in docs/decisions.md):
     # a question for a value needs a memory (or its message) this close in meaning, or one
     # about its topic (this much overlap) and not far in meaning; a question whether
     # something is so, a memory closer still, or one about its topic and close; either,

@@ -20,8 +20,8 @@ question asks (``asks_whether``):
 
 Keywords are read as asking for what there is. Once a search has an
 answer, the answer is the ranking as it stands: cutting results one by one by an absolute
-score costs recall (docs/decisions/). Measured as a decision, "answer" against "nothing",
-on the advisor sets (``bench/advisor.py``): see docs/decisions/.
+score costs recall (docs/decisions.md). Measured as a decision, "answer" against "nothing",
+on the advisor sets (``bench/advisor.py``): see docs/decisions.md.
 """
 
 from __future__ import annotations
