@@ -73,6 +73,9 @@ DEFAULTS: dict[str, Any] = {
     "SEARCH_FLOOR_TOPIC": 0.4,
     "SEARCH_FLOOR_SEMANTIC_TOPIC": 0.15,
     "SEARCH_FLOOR_SEMANTIC_WHETHER": 0.4,
+    # Keywords are held to a value's floor when they read as one of the topics at least
+    # this surely, else to words alone's (retrieval.floor.floor_for)
+    "SEARCH_FLOOR_KEYWORDS_TOPIC": 0.5,
     "SEARCH_FLOOR_TOPIC_WHETHER": 0.5,
     "SEARCH_FLOOR_SEMANTIC_TOPIC_WHETHER": 0.3,
     "SEARCH_FLOOR_COVERAGE": 0.6,

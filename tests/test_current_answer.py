@@ -156,6 +156,45 @@ def test_a_plain_question_in_other_words_is_answered(personas, post_event, query
 
 
 @pytest.mark.parametrize(
+    ("query", "answer"),
+    [
+        ("home address", "Bussolengo"),
+        ("lugar de residencia", "Bussolengo"),
+        ("hija estudios", "veterinary"),
+        ("lavoro", "farmacéutica"),
+        gap(
+            "preferred contact channel",
+            "email",
+            why="English keywords for an Italian preference said with a time are far from it",
+        ),
+        gap(
+            "residenza",
+            "Bussolengo",
+            why="one word read unsurely as a topic is held to the floor of a yes-or-no question",
+        ),
+        ("kubernetes ingress controller", None),
+        ("sourdough hydration ratio", None),
+        ("byzantine iconoclasm decree", None),
+    ],
+)
+def test_keywords_about_something_told_are_answered_and_about_nothing_are_not(
+    personas, post_event, query, answer
+):
+    for text in (
+        "We live in Bussolengo now, in a house with a garden.",
+        "Preferisco essere contattata per email, la sera.",
+        "Trabajo en una farmacia, soy farmacéutica.",
+        "My daughter wants to study veterinary medicine in Padua.",
+    ):
+        post_event(text)
+    found = _search(personas, query)
+    if answer is None:
+        assert found == []
+    else:
+        assert any(answer in text for text in found[:3]), found
+
+
+@pytest.mark.parametrize(
     ("speaker", "content"),
     [
         gap(

@@ -60,10 +60,18 @@ from memories.services.embedding import providers as embeddings
 from memories.services.embedding import spaces
 from memories.services.retrieval.answers import expected_answer
 from memories.services.retrieval.aspects import with_aspects
-from memories.services.retrieval.floor import Floor, Relevance, asks_whether
+from memories.services.retrieval.floor import (
+    KEYWORDS,
+    VALUE,
+    Floor,
+    Relevance,
+    floor_for,
+    question_kind,
+)
 from memories.services.retrieval.framing import unframed
 from memories.services.retrieval.names import named_speakers, without_client
 from memories.services.retrieval.pick import CONTENT_HASH, ID, Candidate, Hit, select
+from memories.services.retrieval.query import query_topics
 from memories.services.retrieval.scope import scoped
 from memories.services.retrieval.statement import (
     COMPONENTS,
@@ -77,9 +85,7 @@ from memories.services.retrieval.window import (
     asks_history,
     query_window,
 )
-from memories.services.topics import model as topic_model
 from memories.services.topics.people import question_about
-from memories.services.topics.taxonomy import OTHER, SMALL_TALK
 from memories.text import QUERY_WORD, fold
 from memoryhub import replica
 from memoryhub.observability import traces
@@ -165,11 +171,11 @@ def memories_search(
         # our conversations") is not what it asks about (framing.py).
         topic = unframed(query)
         # Asked of the question as put, before its framing is set aside (``floor``).
-        whether = asks_whether(query)
+        kind = question_kind(query)
         hits = with_aspects(
-            _stable(client, topic, k, filters, weights, now, whether),
+            _stable(client, topic, k, filters, weights, now, kind),
             topic,
-            lambda aspect: _ranked(client, aspect, 1, filters, weights, now, whether),
+            lambda aspect: _ranked(client, aspect, 1, filters, weights, now, kind),
             k,
         )
         if budget_chars is not None:
@@ -186,18 +192,18 @@ FIRST_RESULTS = 10
 
 
 def _stable(
-    client, topic: str, k: int, filters: Filters, weights: dict, now: datetime, whether: bool
+    client, topic: str, k: int, filters: Filters, weights: dict, now: datetime, kind: str
 ) -> list[Hit]:
     """The ``k`` best memories for ``topic``, the first ``FIRST_RESULTS`` of them the same
     at every ``k``. The pick looks deeper for a larger ``k`` (``SELECTION_DEPTH`` × k rows),
     and deeper it may choose otherwise among the first: a search for 50 would not begin as
     the search for 10 does. So those are the search for 10, and a larger ``k`` adds what
     its own search ranks next."""
-    first = _ranked(client, topic, FIRST_RESULTS, filters, weights, now, whether)
+    first = _ranked(client, topic, FIRST_RESULTS, filters, weights, now, kind)
     if k <= FIRST_RESULTS or not first:
         return first[:k]
     taken = {hit.memory.pk for hit in first}
-    more = _ranked(client, topic, k, filters, weights, now, whether)
+    more = _ranked(client, topic, k, filters, weights, now, kind)
     return first + [hit for hit in more if hit.memory.pk not in taken][: k - len(first)]
 
 
@@ -208,7 +214,7 @@ def _ranked(
     filters: Filters,
     weights: dict,
     now: datetime,
-    whether: bool = False,
+    kind: str = VALUE,
 ) -> list[Hit]:
     """The ``k`` best memories for ``topic`` (the question without what it says about the
     conversation), before packing and before the reads are logged."""
@@ -222,7 +228,10 @@ def _ranked(
     speakers, unnamed = named_speakers(client, about_client)
     space, vector = _query_vector(client, unnamed) if weights.get("semantic") else (None, None)
     words, blind_readings = _query_words(client.tenant, about_client)
-    asked_topics = query_topics(unnamed, space, vector) if weights.get("topic") else ()
+    # What it is about: a ranking component, and what tells keywords that ask for a value
+    # from keywords about nothing a client tells of (``floor.floor_for``).
+    read = query_topics(unnamed, space, vector) if weights.get("topic") or kind == KEYWORDS else ()
+    asked_topics = read if weights.get("topic") else ()
     search = Search(
         client=client,
         space=space,
@@ -240,7 +249,7 @@ def _ranked(
         beginning=asks_beginning(topic),
         topics=asked_topics,
         about=question_about(unnamed),
-        whether=whether,
+        floor=floor_for(kind, read),
     )
     rows = scoped(_scored_candidates(search), topic, weights.get("scope", 0.0))
     return select(
@@ -254,17 +263,6 @@ def _ranked(
         topics=search.topics,
         about=search.about,
     )
-
-
-def query_topics(query: str, space, vector) -> tuple[tuple[str, float], ...]:
-    """What the question is about (``topics.model``): from its vector when it is the
-    classifier's model's, else embedded locally for this. Small talk and "other" name no
-    subject, and are left out."""
-    if space is not None and space.model == topic_model.MODEL:
-        [reading] = topic_model.read_vectors([vector])
-    else:
-        [reading] = topic_model.read_texts([query], input_type="query")
-    return tuple((t, p) for t, p in reading.distribution if t not in (SMALL_TALK, OTHER))
 
 
 def _query_words(tenant, query: str) -> tuple[str, tuple[tuple[str, str, int], ...] | None]:
@@ -310,7 +308,7 @@ def _scored_candidates(search: Search) -> list[Candidate]:
             fetched = cursor.fetchall()
     width, at = len(SCORED_COLUMNS), len(SCORED_COLUMNS) + 1 + len(COMPONENTS)
     floor = Floor.configured(search.space.model if search.space else None)
-    if fetched and not floor.answers(Relevance(*fetched[0][at : at + 5]), whether=search.whether):
+    if fetched and not floor.answers(Relevance(*fetched[0][at : at + 5]), asks=search.floor):
         return []  # nothing matches: that is the answer, not the client's nearest memories
     return [
         Candidate(

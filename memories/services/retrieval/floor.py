@@ -18,7 +18,11 @@ question asks (``asks_whether``):
   ``SEARCH_FLOOR_SEMANTIC_TOPIC_WHETHER``): "Is she still married?" is answered by "Ci
   sposiamo in comune tra tre mesi".
 
-Keywords are read as asking for what there is. Once a search has an
+- **Keywords** read surely as a topic ask for a value; keywords that read as none
+  ("kubernetes ingress controller") are answered by a memory that says one of their words
+  and is near in meaning, or one as close as a yes or no needs (``floor_for``).
+
+Once a search has an
 answer, the answer is the ranking as it stands: cutting results one by one by an absolute
 score costs recall (docs/decisions.md). Measured as a decision, "answer" against "nothing",
 on the advisor sets (``bench/advisor.py``): see docs/decisions.md.
@@ -72,14 +76,33 @@ _REQUEST = re.compile(
 )
 
 
-def asks_whether(query: str) -> bool:
-    """Whether the query asks whether something is so ("Does she own a yacht?", "¿Tiene
-    perro?"): a question, neither asking for a value nor asking the assistant to do
-    something. Keywords ("preferred contact channel") ask for what there is."""
+VALUE, WHETHER, KEYWORDS = "value", "whether", "keywords"
+
+
+def question_kind(query: str) -> str:
+    """What the query asks: a value (``VALUE``: "Where does she live now?", or a request
+    to the assistant: "Can you give me a summary of…"), whether something is so
+    (``WHETHER``: "Does she own a yacht?", "¿Tiene perro?"), or neither, words alone
+    (``KEYWORDS``: "preferred contact channel")."""
     folded = match_form(query)
     if _ASKS_VALUE.search(folded) or _REQUEST.search(folded):
-        return False
-    return "?" in query or bool(_VERB_FIRST.search(folded))
+        return VALUE
+    if "?" in query or _VERB_FIRST.search(folded):
+        return WHETHER
+    return KEYWORDS
+
+
+def floor_for(kind: str, topics: tuple[tuple[str, float], ...]) -> str:
+    """The floor a search is held to: a question's own (``question_kind``), and keywords
+    that read surely as something a client tells of ("preferred contact channel",
+    "mortgage", "hijos": a topic at ``SEARCH_FLOOR_KEYWORDS_TOPIC``) a value's. Keywords
+    that read as none ("kubernetes ingress controller", "login API speed") keep
+    ``KEYWORDS``: what answers them says one of their words, or is as close as a yes or no
+    needs (``Floor.answers``)."""
+    if kind == KEYWORDS:
+        surely = float(setting("SEARCH_FLOOR_KEYWORDS_TOPIC"))
+        return VALUE if any(probability >= surely for _, probability in topics) else KEYWORDS
+    return kind
 
 
 @dataclass(frozen=True)
@@ -107,14 +130,19 @@ class Floor:
             coverage=float(setting("SEARCH_FLOOR_COVERAGE")),
         )
 
-    def answers(self, relevance: Relevance, *, whether: bool) -> bool:
+    def answers(self, relevance: Relevance, *, asks: str) -> bool:
+        """Whether the search has an answer, held to the floor ``asks`` names
+        (``floor_for``)."""
         if relevance.best_coverage >= self.coverage:
             return True
-        if whether:
-            return relevance.closest >= self.semantic_whether or (
-                relevance.best_topic >= self.topic_whether
-                and relevance.closest >= self.semantic_topic_whether
-            )
+        whether = relevance.closest >= self.semantic_whether or (
+            relevance.best_topic >= self.topic_whether
+            and relevance.closest >= self.semantic_topic_whether
+        )
+        if asks == WHETHER:
+            return whether
+        if asks == KEYWORDS:
+            return whether or (relevance.best_coverage > 0 and relevance.closest >= self.semantic)
         return relevance.closest >= self.semantic or (
             relevance.best_topic >= self.topic and relevance.closest >= self.semantic_topic
         )

@@ -11,6 +11,8 @@ from memories.models import Client, EmbeddingSpace
 from memories.selectors.filters import Filters
 from memories.services.retrieval.answers import Expected
 from memories.services.retrieval.window import Window
+from memories.services.topics import model as topic_model
+from memories.services.topics.taxonomy import OTHER, SMALL_TALK
 
 
 @dataclass(frozen=True)
@@ -40,5 +42,17 @@ class Search:
     # role: "husband" for "What does her husband do?").
     topics: tuple[tuple[str, float], ...] = ()
     about: str = ""
-    # It asks whether something is so (or is keywords), not for a value (``floor``).
-    whether: bool = False
+    # The floor it is held to (``floor.floor_for``): a value's, a yes or no's, or words
+    # alone's.
+    floor: str = "value"
+
+
+def query_topics(query: str, space, vector) -> tuple[tuple[str, float], ...]:
+    """What the question is about (``topics.model``): from its vector when it is the
+    classifier's model's, else embedded locally for this. Small talk and "other" name no
+    subject, and are left out."""
+    if space is not None and space.model == topic_model.MODEL:
+        [reading] = topic_model.read_vectors([vector])
+    else:
+        [reading] = topic_model.read_texts([query], input_type="query")
+    return tuple((t, p) for t, p in reading.distribution if t not in (SMALL_TALK, OTHER))
