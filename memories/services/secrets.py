@@ -28,64 +28,25 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 
-from stdnum import iban, luhn
+from stdnum import iban
+
+from memories.services.secret_detectors.answers import answered, asked_for, could_answer
+from memories.services.secret_detectors.cards import card_numbers
+from memories.services.secret_detectors.keys import keys
+from memories.services.secret_detectors.named import named
+from memories.services.secret_detectors.names import NAME
+from memories.services.secret_detectors.values import vocabulary, words_of
 
 PLACEHOLDERS = {
     "password": "[password withheld]",
     "pin": "[PIN withheld]",
     "security_code": "[security code withheld]",
+    "code": "[code withheld]",
     "card": "[card number withheld]",
     "api_key": "[API key withheld]",
 }
-
-# The value said after its name: up to the next space, without the punctuation that ends
-# the sentence around it.
-_VALUE = r"[\"'“‘«]?(?P<value>[^\s\"'”’»]+?)[\"'”’»]?(?=[.,;:!?)]*(?:\s|$))"
-# "is" and its kin are whole words ("the password reset", "the token expires" say none).
-# The name and its value are on one line ("# the access token" above a line of code is not
-# a token said).
-_IS = r"(?:[ \t]*[:=][ \t]*|'s[ \t]+|[ \t]+(?:(?:is|was|sarebbe|es|era|sería)\b|è|e'|é)[ \t]*)"
-_NAMED = [
-    (
-        "password",
-        r"pass(?:word|code|phrase)|pwd|parola d'ordine|contrase(?:ñ|n)a|clave(?! api)",
-    ),
-    ("pin", r"pin(?: code| number)?|codice pin|c(?:ó|o)digo pin|numero pin"),
-    (
-        "security_code",
-        r"cvv2?|cvc2?|security code|codice di sicurezza|c(?:ó|o)digo de seguridad",
-    ),
-    (
-        "api_key",
-        r"api[ -]?key|api token|access token|secret key|chiave api|clave api|token api",
-    ),
-]
-# A few words may come between the name and its value ("the password for the wifi is …",
-# "il PIN del bancomat è …"); a PIN or a security code may follow its name directly
-# ("CVV 123").
-_BETWEEN = r"(?:[ \t]+[\w']+\b){0,3}?"
-_NAMED_PATTERNS = [
-    (kind, re.compile(rf"\b(?:{names}){_BETWEEN}{_IS}{_VALUE}", re.IGNORECASE))
-    for kind, names in _NAMED
-] + [
-    (kind, re.compile(rf"\b(?:{names})\s+(?P<value>\d{{3,8}})\b", re.IGNORECASE))
-    for kind, names in _NAMED
-    if kind in ("pin", "security_code")
-]
-# Code that computes the value ("password = hash(raw)", "token = tokens[0]") or a template
-# that stands for it ("{token}", "${{ secrets.KEY }}").
-_COMPUTED = re.compile(r"[\w.$]+[(\[]|[{$]")
-_CARD_NUMBER = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
-_CARD_WORDS = re.compile(
-    r"\b(?:card|carta|tarjeta|visa|mastercard|amex|american express|maestro|"
-    r"debit|credit|cr(?:é|e)dito|d(?:é|e)bito|bancomat|expir|scad|caduc|venc)",
-    re.IGNORECASE,
-)
-_EXPIRY = re.compile(r"\b(?:0[1-9]|1[0-2])\s?/\s?(?:\d{2}|20\d{2})\b")
-# Provider key formats detect-secrets does not know (OpenAI's and Anthropic's newer keys).
-_KEY_FORMATS = re.compile(r"\b(?:sk|rk|pk)-(?:[a-z]+-)*[A-Za-z0-9_-]{20,}")
+_PLACEHOLDER = re.compile("|".join(re.escape(p) for p in PLACEHOLDERS.values()))
 # An IBAN as people write it: any case, its groups apart by spaces, by dashes or not at all
 # ("it60x0542…", "GB82-WEST-1234-…"). ASCII classes: with IGNORECASE, [A-Z] would also take
 # "ſ" and "K", and \d any script's digits.
@@ -97,14 +58,6 @@ _ACCOUNT = re.compile(
     r"cuenta|n(?:ú|u)mero de cuenta)\s*(?:is|è|es|:|n\.?|nº)?\s*(?P<value>\d[\d -]{5,}\d)",
     re.IGNORECASE,
 )
-# detect-secrets' detectors of published formats (its entropy, keyword and IP detectors
-# are made for source code: in prose they take words and numbers for secrets).
-_NOT_FOR_PROSE = {
-    "Base64HighEntropyString",
-    "HexHighEntropyString",
-    "KeywordDetector",
-    "IPPublicDetector",
-}
 
 
 @dataclass(frozen=True)
@@ -114,57 +67,25 @@ class Secret:
     end: int
 
 
-def secrets_in(text: str) -> list[Secret]:
-    """The secrets ``text`` holds, in order, none overlapping."""
-    found: list[Secret] = []
-    for kind, pattern in _NAMED_PATTERNS:
-        for m in pattern.finditer(text):
-            value = m.group("value")
-            if not any(c.isalnum() for c in value) or _COMPUTED.match(value):
-                continue  # punctuation, a template's braces, a call: not a value said
-            if kind == "pin" and not any(c.isdigit() for c in value):
-                continue  # "the PIN is on the back": no PIN said
-            if _a_word_of_the_sentence(value):
-                continue  # "the password is something I need to change"
-            found.append(Secret(kind, m.start("value"), m.end("value")))
-    carded = (
-        _CARD_WORDS.search(text)
-        or _EXPIRY.search(text)
-        or any(s.kind == "security_code" for s in found)
+def secrets_in(text: str, *, asked: str = "") -> list[Secret]:
+    """The secrets ``text`` holds, in order, none overlapping; ``asked``: the turn before
+    it in its session, which may ask for the secret that ``text`` gives."""
+    held = [(m.start(), m.end()) for m in _PLACEHOLDER.finditer(text)]
+    found = [Secret(f.kind, f.start, f.end) for f in named(text, held)]
+    wanted = asked_for(asked) if asked else None
+    if wanted is not None:
+        found += [Secret(f.kind, f.start, f.end) for f in answered(text, *wanted)]
+    coded = any(s.kind == "security_code" for s in found) or (
+        wanted is not None and wanted[0] in ("card", "security_code")
     )
-    if carded:
-        for m in _CARD_NUMBER.finditer(text):
-            digits = re.sub(r"\D", "", m.group())
-            if luhn.is_valid(digits):
-                found.append(Secret("card", m.start(), m.end()))
-    for m in _KEY_FORMATS.finditer(text):
-        found.append(Secret("api_key", m.start(), m.end()))
-    found += _published_keys(text)
-    return _apart(found)
+    found += [Secret("card", a, b) for a, b in card_numbers(text, spoken_of=coded)]
+    found += [Secret("api_key", a, b) for a, b in keys(text)]
+    return _apart([s for s in found if not any(a <= s.start < b for a, b in held)])
 
 
-# Words that follow "the password is" in a sentence that says no password.
-_NOT_VALUES = {
-    "something", "anything", "nothing", "what", "whatever", "different", "new", "old", "same",
-    "wrong", "right", "correct", "easy", "hard", "long", "short", "weak", "strong", "secure",
-    "safe", "changed", "expired", "required", "needed", "missing", "forgotten", "lost", "set",
-    "saved", "stored", "written", "qualcosa", "diversa", "nuova", "vecchia", "sbagliata",
-    "giusta", "scaduta", "algo", "distinta", "nueva", "vieja", "incorrecta", "correcta",
-}  # fmt: skip
-
-
-def _a_word_of_the_sentence(value: str) -> bool:
-    """A plain word of the language rather than a value: grammar, or what one says of a
-    password ("new", "wrong", "something")."""
-    from memories.services.extraction.clauses import STOPWORDS
-
-    word = value.casefold()
-    return value.isalpha() and (word in STOPWORDS or word in _NOT_VALUES)
-
-
-def withheld(text: str) -> tuple[str, tuple[str, ...]]:
+def withheld(text: str, *, asked: str = "") -> tuple[str, tuple[str, ...]]:
     """``text`` with each secret replaced by its placeholder, and the kinds found."""
-    found = secrets_in(text)
+    found = secrets_in(text, asked=asked)
     if not found:
         return text, ()
     parts, at = [], 0
@@ -173,6 +94,46 @@ def withheld(text: str) -> tuple[str, tuple[str, ...]]:
         at = secret.end
     parts.append(text[at:])
     return "".join(parts), tuple(dict.fromkeys(s.kind for s in found))
+
+
+# Words that say which secret it was, and so nothing once it is withheld: "my debit card
+# PIN", "la password dell'home banking", "la clave de la banca online".
+_OF_THE_SECRET = vocabulary(
+    """
+    card debit credit visa mastercard amex bank banking online home portal app site
+    login account new old wifi number expiry expires exp valid until code access user
+    username carta bancomat banca conto numero scadenza scade nuova nuovo codice accesso
+    utente tarjeta cajero cuenta banco numero caduca caducidad nueva nuevo codigo acceso
+    usuario that's it's questa questo quella esa ese esta este
+    """
+)
+
+
+def only_a_secret(sentence: str) -> bool:
+    """The sentence says nothing but a secret that was withheld ("password: [password
+    withheld]", "Il PIN del bancomat è [PIN withheld].", "[password withheld] is my new
+    password, by the way."): fewer than two words are left that are neither grammar, nor
+    the secret's name, nor what says which secret it was. Such a sentence is no memory."""
+    from memories.services.extraction.clauses import STOPWORDS
+
+    if not _PLACEHOLDER.search(sentence):
+        return False
+    rest = NAME.sub(" ", _PLACEHOLDER.sub(" ", sentence))
+    told = [
+        w.folded
+        for w in words_of(rest)
+        if any(c.isalpha() for c in w.core)
+        and len(w.core) > 1
+        and w.folded not in STOPWORDS
+        and w.folded not in _OF_THE_SECRET
+    ]
+    return len(told) < 2
+
+
+def may_answer(text: str) -> bool:
+    """Whether ``text`` could give a secret that the turn before it asked for: only then
+    is that turn read from the database when it is not at hand."""
+    return could_answer(text)
 
 
 def accounts_masked(text: str) -> str:
@@ -219,43 +180,3 @@ def _apart(found: list[Secret]) -> list[Secret]:
             continue
         kept.append(secret)
     return kept
-
-
-def _published_keys(text: str) -> list[Secret]:
-    """detect-secrets' findings, each as the whole token it sits in."""
-    from detect_secrets.core.scan import scan_line
-
-    _configured()
-    found = []
-    for potential in scan_line(text):
-        value = potential.secret_value or ""
-        at = text.find(value) if value else -1
-        if at < 0:
-            continue
-        start, end = at, at + len(value)
-        while start > 0 and not text[start - 1].isspace():
-            start -= 1
-        while end < len(text) and not text[end].isspace():
-            end += 1
-        while end > start and text[end - 1] in ".,;:!?)\"'":
-            end -= 1
-        found.append(Secret("api_key", start, end))
-    return found
-
-
-@cache
-def _configured() -> None:
-    """detect-secrets set up once with our detectors: nothing else in the process uses it,
-    and setting it up for each text (``transient_settings``) cost four times the scan."""
-    from detect_secrets.settings import configure_settings_from_baseline
-
-    configure_settings_from_baseline({"plugins_used": _plugins()})
-
-
-@cache
-def _plugins() -> list[dict]:
-    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-
-    plugins: list[type] = list(get_mapping_from_secret_type_to_class().values())
-    names = {plugin.__name__ for plugin in plugins}
-    return [{"name": name} for name in sorted(names - _NOT_FOR_PROSE)]
