@@ -94,7 +94,7 @@ def _events_ingest(user, tenant: Tenant, items: list[EventInput], actor_label: s
     # Refuse before extracting and embedding: a key that may not write costs no CPU.
     found = permissions.clients_for_write(user, tenant, {item.client for item in items})
     now = timezone.now()
-    prepared = prepare_all(items, now)
+    prepared = prepare_all(items, now, tenant=tenant)
     add_contexts(tenant, prepared)
     # A tenant with vector search off stores no vectors at all (README: encrypted tenants).
     pending = None

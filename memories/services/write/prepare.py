@@ -17,7 +17,7 @@ from memories.services.extraction import heuristic as extraction
 from memories.services.extraction import llm as llm_extraction
 from memories.services.extraction.episodes import episodes, told
 from memories.services.extraction.normalise import prose
-from memories.services.secrets import withheld
+from memories.services.secrets import may_answer, only_a_secret, withheld
 from memories.text import clean
 
 logger = logging.getLogger(__name__)
@@ -57,6 +57,9 @@ class Prepared:
     # and the kinds withheld: memoryhub.services.secrets.
     said: str = ""
     withheld: tuple[str, ...] = ()
+    # The turn before it in its session as stored (speaker, content), when it was read to
+    # check whether this event answers a question for a secret; None when not read.
+    before: tuple[str, str] | None = None
 
     @property
     def message(self) -> str:
@@ -109,16 +112,37 @@ def message_text(content: str) -> str:
     return prose(content)[:MESSAGE_CHARS]
 
 
-def prepare_all(items: list[EventInput], now: datetime) -> list[Prepared]:
+def prepare_all(
+    items: list[EventInput], now: datetime, *, tenant: Tenant | None = None
+) -> list[Prepared]:
     """Each event's typed candidates (the cue tables', or the LLM's), then its episodic
-    record: what it tells that no typed candidate holds (``extraction.episodes``)."""
-    prepared = []
-    for item in items:
-        said = clean(item.content)
-        content, kinds = withheld(said)  # before anything reads it: extraction, the LLM
+    record: what it tells that no typed candidate holds (``extraction.episodes``). With
+    ``tenant``, an event that could answer a question for a secret is read with the turn
+    before it, stored or in this call ("What's your PIN?" then "4471")."""
+    said = [clean(item.content) for item in items]
+    stored = _stored_turns_before(tenant, items, said, now) if tenant is not None else {}
+    prepared: list[Prepared] = []
+    last: dict[tuple[str, str], str] = {}  # each session's turn before, as withheld
+    for item, text in zip(items, said, strict=True):
+        key = (item.client, item.session)
+        before = stored.get(key) if item.session and key not in last else None
+        asked = last.get(key) or (before[1] if before else "")
+        # Before anything reads it: extraction, the LLM.
+        content, kinds = withheld(text, asked=asked if item.session else "")
         prepared.append(
-            Prepared(item, content, item.observed_at or now, [], [], said=said, withheld=kinds)
+            Prepared(
+                item,
+                content,
+                item.observed_at or now,
+                [],
+                [],
+                said=text,
+                withheld=kinds,
+                before=before,
+            )
         )
+        if item.session:
+            last[key] = content
     read = {
         id(p): extraction.read(
             p.content,
@@ -142,9 +166,11 @@ def prepare_all(items: list[EventInput], now: datetime) -> list[Prepared]:
             typed = {id(p): candidates for p, candidates in zip(eligible, found, strict=True)}
     for p in prepared:
         language, sentences = read[id(p)]
+        if p.withheld:  # a sentence that gave a secret and said nothing else is no memory
+            sentences = [s for s in sentences if not only_a_secret(s.text)]
         if typed is not None:
             # The LLM's memories are paraphrases: every informative sentence stays on record.
-            p.candidates = list(typed.get(id(p), []))
+            p.candidates = [c for c in typed.get(id(p), []) if not only_a_secret(c.content)]
             sentences = [replace(s, candidates=()) for s in sentences]
         else:
             sentences = told(sentences)
@@ -162,15 +188,19 @@ def prepare_all(items: list[EventInput], now: datetime) -> list[Prepared]:
 
 def add_contexts(tenant: Tenant, prepared: list[Prepared]) -> None:
     """Each event's context: the turn before it in its session, from this batch or, for
-    the first of a session, the latest one stored before it (one query for all)."""
+    the first of a session, the latest one stored before it (one query for all, unless
+    ``prepare_all`` read it already)."""
     first: dict[tuple[str, str], datetime] = {}
+    read: dict[tuple[str, str], tuple[str, str]] = {}
     seen: set[tuple[str, str]] = set()
     for p in prepared:
         if p.item.session and (key := (p.item.client, p.item.session)) not in seen:
             seen.add(key)
-            if p.candidates:  # a context is kept with memories only: none, no query
+            if p.before is not None:
+                read[key] = p.before
+            elif p.candidates:  # a context is kept with memories only: none, no query
                 first[key] = p.observed_at
-    last = _turns_before(tenant, first)
+    last = {**_turns_before(tenant, first), **read}
     for p in prepared:
         if p.item.session:
             key = (p.item.client, p.item.session)
@@ -190,6 +220,23 @@ def question_asked(turn: str) -> str:
     start = max(end.rfind(mark, 0, len(end) - 1) for mark in ".!\n")
     question = end[start + 1 :].strip()
     return question[-CONTEXT_CHARS:] if question.endswith("?") else ""
+
+
+def _stored_turns_before(
+    tenant: Tenant, items: list[EventInput], said: list[str], now: datetime
+) -> dict[tuple[str, str], tuple[str, str]]:
+    """The turn stored before the first event of each session in this call, for the
+    sessions whose first event could answer a question for a secret (most do not: no
+    query)."""
+    first: dict[tuple[str, str], datetime] = {}
+    seen: set[tuple[str, str]] = set()
+    for item, text in zip(items, said, strict=True):
+        if item.session and (key := (item.client, item.session)) not in seen:
+            seen.add(key)
+            if may_answer(text):
+                first[key] = item.observed_at or now
+    # A session with no turn before is known to have none: add_contexts asks no more.
+    return {key: ("", "") for key in first} | _turns_before(tenant, first)
 
 
 # The latest stored event of each (client reference, session reference) up to a time.
