@@ -118,6 +118,13 @@ JWT = (
         ),
         ("The token is abc123def456ghi789jkl", "The token is [API key withheld]"),
         (
+            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "aws_secret_access_key = [API key withheld]",
+        ),
+        # A question and its answer said in one event.
+        ("Il mio PIN? 4471.", "Il mio PIN? [PIN withheld]."),
+        ("¿La contraseña? Perro1234, creo.", "¿La contraseña? [password withheld], creo."),
+        (
             "La clave API es 5f4dcc3b5aa765d61d8327deb882cf99.",
             "La clave API es [API key withheld].",
         ),
@@ -150,6 +157,9 @@ def test_a_secret_as_people_say_it_is_withheld_whole(said, kept):
         "Mi contraseña es segura, no se preocupe.",
         "Mi IBAN es ES91 2100 0418 4502 0005 1332.",
         "Estamos en la habitación 305 del hotel.",
+        "Le password sono una seccatura, ne ho troppe.",
+        "I changed the password in March.",
+        "My PIN? I forgot it, sorry.",
     ],
 )
 def test_talk_of_secrets_that_gives_none_is_kept_as_said(said):
@@ -196,6 +206,26 @@ def test_an_answer_to_a_question_for_a_secret_is_withheld(asked, answer, kept):
 )
 def test_an_answer_that_gives_no_secret_is_kept_as_said(asked, answer):
     assert withheld(answer, asked=asked) == (answer, ())
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "ok = bcrypt.checkpw(password, hashed_password)",
+        "const { username, password } = req.body;",
+        "jwt.sign({ id: user._id }, secretKey, { expiresIn: '1h' })",
+        "headers = {'Authorization': 'Bearer YOUR_ACCESS_TOKEN'}",
+        "token = 'your_jwt_token_here'",
+        "The API call: requests.post('https://graph.instagram.com/v13.0/me/media', token)",
+        "model = torch.hub.load('ultralytics/yolov5') # needs no API key",
+        '<Field type="password" name="password" />',
+        "errors.password = 'Password must be at least 8 characters'",
+        "My access key has the ARN policy/AmazonEC2ReadOnlyAccess attached.",
+    ],
+)
+def test_code_that_names_a_secret_but_holds_none_is_kept(code):
+    """Messages paste code: names, paths, addresses and placeholders are no secrets."""
+    assert withheld(code) == (code, ())
 
 
 def test_what_is_withheld_is_not_withheld_again():

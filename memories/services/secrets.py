@@ -31,7 +31,12 @@ from dataclasses import dataclass
 
 from stdnum import iban
 
-from memories.services.secret_detectors.answers import answered, asked_for, could_answer
+from memories.services.secret_detectors.answers import (
+    answered,
+    answered_within,
+    asked_for,
+    could_answer,
+)
 from memories.services.secret_detectors.cards import card_numbers
 from memories.services.secret_detectors.keys import keys
 from memories.services.secret_detectors.named import named
@@ -71,7 +76,7 @@ def secrets_in(text: str, *, asked: str = "") -> list[Secret]:
     """The secrets ``text`` holds, in order, none overlapping; ``asked``: the turn before
     it in its session, which may ask for the secret that ``text`` gives."""
     held = [(m.start(), m.end()) for m in _PLACEHOLDER.finditer(text)]
-    found = [Secret(f.kind, f.start, f.end) for f in named(text, held)]
+    found = [Secret(f.kind, f.start, f.end) for f in named(text, held) + answered_within(text)]
     wanted = asked_for(asked) if asked else None
     if wanted is not None:
         found += [Secret(f.kind, f.start, f.end) for f in answered(text, *wanted)]

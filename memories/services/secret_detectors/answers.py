@@ -55,7 +55,7 @@ def asked_for(turn: str) -> tuple[str, str] | None:
     end = turn.rstrip()[-300:]
     if not end:
         return None
-    last = re.split(r"(?<=[.!?])\s+", end)[-1]
+    last = re.split(r"(?<=[.!?])\s+|\n", end)[-1]  # its last sentence, on its last line
     question = "?" in last
     if question and _CARD_ASKED.search(last):
         return "card", "strong"
@@ -92,6 +92,22 @@ def answered(text: str, kind: str, strength: str) -> list[Found]:
         if span is not None:
             return [Found(kind, *span)]
     return []
+
+
+def answered_within(text: str) -> list[Found]:
+    """The values ``text`` gives right after a question of its own that asks for them
+    ("Il mio PIN? 4471.", "The password? Tr0ub4dor&3"): read as a question and its answer
+    said in one event, up to the end of the answer's sentence."""
+    found = []
+    for m in re.finditer(r"\?+[\"'”’»)]*[ \t]+(?=\S)", text):
+        wanted = asked_for(text[: m.start() + 1])
+        if wanted is None or wanted[0] == "card":
+            continue
+        at = m.end()
+        end = re.search(r"[.!?…](?:\s|$)|\n|$", text[at:])
+        reply = text[at : at + end.start()] if end else text[at:]
+        found += [Found(f.kind, at + f.start, at + f.end) for f in answered(reply, *wanted)]
+    return found
 
 
 def could_answer(text: str) -> bool:

@@ -21,12 +21,18 @@ _BEARER = re.compile(r"\bbearer\s+(?P<value>[\w.~+/=-]{16,})", re.IGNORECASE)
 # Provider key formats detect-secrets does not know (OpenAI's and Anthropic's newer keys).
 _KEY_FORMATS = re.compile(r"\b(?:sk|rk|pk)-(?:[a-z]+-)*[A-Za-z0-9_-]{20,}")
 # A sentence that speaks of keys: a long random string in it is one.
+# The words may be joined by "_" as in a configuration line ("aws_secret_access_key = …").
 _KEY_WORDS = re.compile(
-    r"\b(?:keys?|tokens?|secrets?|secreta|chiave|clave|credential|credenziali|credenciales|"
-    r"api|aws|bearer|auth)\b",
+    r"(?<![^\W_])(?:keys?|tokens?|secrets?|secreta|chiave|clave|credentials?|credenziali|"
+    r"credenciales|api|aws|bearer|auth)(?![^\W_])",
     re.IGNORECASE,
 )
-_LONG = re.compile(r"[\w/+=.~-]{16,}")
+# A long string that may be a key, not part of a dotted name, a path or an address
+# ("cv2.VideoCapture", "https://…/v13.0/me", "localhost:5000/…").
+_LONG = re.compile(r"(?<![\w/+=.:@~-])[\w/+=-]{16,}(?![\w/+=~:@(-]|\.\w)")
+# How near the word for a key the string is said, on its line: "the secret is …", "…, that's
+# the token"; a long message that speaks of keys somewhere says no key anywhere else.
+_NEAR = 60
 # detect-secrets' detectors of published formats (its entropy, keyword and IP detectors
 # are made for source code: in prose they take words and numbers for secrets).
 _NOT_FOR_PROSE = {
@@ -41,20 +47,35 @@ def keys(text: str) -> list[tuple[int, int]]:
     """Where keys and tokens are in ``text``."""
     found = [(m.start(), m.end()) for m in _PEM.finditer(text)]
     found += [(m.start(), m.end()) for m in _JWT.finditer(text)]
-    found += [(m.start("value"), m.end("value")) for m in _BEARER.finditer(text)]
+    found += [
+        (m.start("value"), m.end("value"))
+        for m in _BEARER.finditer(text)
+        if key_like(m.group("value")) or _JWT.match(m.group("value"))
+    ]  # not "Bearer YOUR_ACCESS_TOKEN"
     found += [(m.start(), m.end()) for m in _KEY_FORMATS.finditer(text)]
     found += _published(text)
-    if _KEY_WORDS.search(text):
-        for m in _LONG.finditer(text):
-            value = m.group().strip(".-")
-            if key_like(value) and not _an_iban_or_code(value):
-                start = m.start() + m.group().index(value)
-                found.append((start, start + len(value)))
+    named = [(m.start(), m.end()) for m in _KEY_WORDS.finditer(text)]
+    for m in _LONG.finditer(text) if named else ():
+        value = m.group().strip("-")
+        start = m.start() + m.group().index(value)
+        end = start + len(value)
+        if value.startswith("/"):
+            continue  # a path: "/api/messages/999"
+        if _near(text, start, end, named) and key_like(value) and not _an_iban(value):
+            found.append((start, end))
     return found
 
 
-def _an_iban_or_code(value: str) -> bool:
-    """An IBAN or a tax code is long, mixed, and no secret."""
+def _near(text: str, start: int, end: int, named: list[tuple[int, int]]) -> bool:
+    for a, b in named:
+        between = text[b:start] if b <= start else text[end:a]
+        if len(between) <= _NEAR and "\n" not in between:
+            return True
+    return False
+
+
+def _an_iban(value: str) -> bool:
+    """An IBAN is long, mixed, and no secret."""
     from stdnum import iban
 
     return value[:2].isalpha() and value[:2].isupper() and iban.is_valid(value)

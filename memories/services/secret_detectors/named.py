@@ -28,6 +28,7 @@ from memories.services.secret_detectors.names import (
     NAMES,
     NEGATION,
     NOT_VALUES,
+    PLURAL_LINKS,
     PLURALS,
     SET_AFTER,
     SET_BEFORE,
@@ -35,6 +36,7 @@ from memories.services.secret_detectors.names import (
     TO,
 )
 from memories.services.secret_detectors.values import (
+    KEY_WORDED,
     NUMBER_WORDS,
     UNITS,
     Word,
@@ -42,6 +44,7 @@ from memories.services.secret_detectors.values import (
     hard,
     key_like,
     run_of,
+    worded,
     words_of,
 )
 
@@ -102,6 +105,14 @@ def _after(
     set_before = bool(SET_BEFORE.search(before))
     values: list[tuple[int, int]] = []
     budget, plain, direct = _PHRASE_WORDS, True, last + 1
+    if not linked and (words[last].trail.strip(",") or words[last].ends_clause):
+        # The name quoted or bracketed ('type="password"'), or its clause ended: only "my
+        # PIN, 4471", never "check(password, hashed_password)".
+        direct = -1 if words[last].trail != "," else direct
+        comma = True
+    else:
+        comma = False
+    labels = True  # a word before ":" links too, until a link has led to no value
     i = last + 1
     while i < len(words) and not words[i].newline_before:
         word = words[i]
@@ -109,23 +120,27 @@ def _after(
             if i == direct or (i == direct + 1 and words[direct].lower in ARTICLES):
                 # Right after the name: "pw Zebra2024!", "CVV 737", "contraseña Perro1234".
                 value = value_at(words, i, kind, strength, plain=False)
+                if value is not None and comma and worded(text[value[0] : value[1]]) >= KEY_WORDED:
+                    value = None  # "(password, expected_status)": a name in code
                 if value is not None:
                     values.append(value[:2])
-                    i, budget, plain, direct, set_before = (
-                        value[2] + 1,
-                        _AGAIN_WORDS,
-                        False,
-                        -1,
-                        False,
-                    )
+                    i, budget, direct, set_before = value[2] + 1, _AGAIN_WORDS, -1, False
+                    plain = False
                     continue
             if word.lower in NEGATION:
                 break  # "the password isn't …", "la password non è più valida"
             linked = (
-                (not values and (word.lower in LINKS or any(c in word.trail for c in ":=")))
+                (
+                    not values
+                    and (word.lower in LINKS or (labels and any(c in word.trail for c in ":=")))
+                )
                 or word.lower in SET_AFTER
                 or (set_before and word.lower in TO)
             )
+            if linked and set_before and word.lower in TO and word.lower != "to":
+                plain = False  # "changed the password in March": "in" may be a time
+            if linked and word.lower in PLURAL_LINKS:
+                plain = False  # "le password sono una seccatura": passwords in general
             set_before = set_before or bool(SETTING.match(word.lower))
             if word.ends_sentence and ":" not in word.trail:
                 break
@@ -150,8 +165,9 @@ def _after(
             continue
         if word.ends_sentence:
             break
-        # Not a value: "il pin è giusto, è 9173" says it a few words on.
-        linked, budget, plain = False, _RELINK_WORDS, False
+        # Not a value: "il pin è giusto, è 9173" says it a few words on (a label of its own,
+        # "{ expiresIn: '1h' }", names another thing).
+        linked, budget, plain, labels = False, _RELINK_WORDS, False, False
         i += 1
     return values
 
@@ -168,10 +184,16 @@ def value_at(
     quoted = _quoted(words, i)
     if quoted is not None:
         start, end, j, inner = quoted
+        if NAME.search(inner):
+            return None  # "'Password must be at least 8 characters'": said of it
         if kind in _DIGITS_ONLY and not any(c.isdigit() for c in inner):
             return None
-        if strength == "weak" and not (hard(inner) or any(c.isdigit() for c in inner)):
-            return None  # "la clave es 'paciencia'": a word stressed
+        if kind == "api_key" and not key_like(inner):
+            return None  # "token = 'your_token_here'"
+        if strength == "weak" and (
+            " " in inner or not (hard(inner) or any(c.isdigit() for c in inner))
+        ):
+            return None  # "la clave es 'paciencia'", "'a long-term view'": words stressed
         return start, end, j
     run = run_of(words, i)
     if run is not None:

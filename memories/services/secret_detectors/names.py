@@ -70,6 +70,9 @@ LINKS = vocabulary(
     será sería sigue queda
     """
 )
+# Links of a plural name, which speak of such secrets in general: "le password sono una
+# seccatura", "my PINs are all different" (a value no one takes for a word still counts).
+PLURAL_LINKS = vocabulary("are were sono erano son eran")
 # Before the value, after the link: "is just sunshine", "è ancora …", "es el 4471".
 FILLERS = vocabulary(
     """

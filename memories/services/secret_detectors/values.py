@@ -109,6 +109,8 @@ _WEB = re.compile(
     r"[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|it|es|eu|uk|ch|de|fr|io|co|info|gov|edu|pdf|docx?|xlsx?|csv|txt|jpe?g|png)",
     re.IGNORECASE,
 )
+# A dotted name in code: "req.body", "user.password_hash", "cv2.VideoCapture".
+_DOTTED = re.compile(r"[a-z_]\w*(?:\.[A-Za-z_]\w*)+")
 # A key is long and random: at least this long, and about this many bits a character.
 KEY_LENGTH = 16
 KEY_ENTROPY = 3.0
@@ -141,6 +143,7 @@ def _quiet(core: str) -> bool:
         or _AMOUNT.fullmatch(core)
         or _ORDINAL.fullmatch(core)
         or _WEB.fullmatch(core)
+        or _DOTTED.fullmatch(core)
         or ("/" in core and all(part.isdigit() for part in core.split("/")))
     )
 
@@ -152,7 +155,21 @@ def key_like(core: str) -> bool:
         return False
     if not (any(c.isalpha() for c in core) and any(c.isdigit() for c in core)):
         return False
-    return entropy(core) >= KEY_ENTROPY
+    return entropy(core) >= KEY_ENTROPY and worded(core) < KEY_WORDED
+
+
+# Names in code are mostly words ("AllowAccessToS3Bucket", "passport-google-oauth20",
+# "container-instance-1": 0.83 to 0.9 of their characters); keys are not (random ones
+# 0 to 0.45; AWS's published example key, with EXAMPLEKEY in it, 0.78).
+KEY_WORDED = 0.8
+_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_VOWEL = re.compile(r"[aeiouyAEIOUY]")
+
+
+def worded(core: str) -> float:
+    """The share of ``core`` in parts that read as words (two letters or more, a vowel)."""
+    parts = _PART.findall(core)
+    return sum(len(p) for p in parts if len(p) >= 2 and _VOWEL.search(p)) / len(core)
 
 
 def entropy(text: str) -> float:
