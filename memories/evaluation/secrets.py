@@ -17,7 +17,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from memories.services.secrets import Secret, secrets_in
+from memories.services.secrets import secrets_in
 
 DATASET = Path(__file__).resolve().parent / "data" / "secrets.json"
 
@@ -26,10 +26,14 @@ def load(path: Path = DATASET) -> list[dict]:
     return json.loads(path.read_text())["sentences"]
 
 
-def evaluate(rows: list[dict]) -> dict:
+def evaluate(rows: list[dict], found: list[list[tuple[int, int]]] | None = None) -> dict:
     """Each row with ``right`` added (and the spans found), and both shares overall, by
-    language, by set and for the two-event rows."""
-    judged = [_judge(row) for row in rows]
+    language, by set and for the two-event rows. ``found``: the spans another detector
+    withheld in each row (bench/secrets_said.py measures the one at the branch point);
+    without it, this tree's."""
+    if found is None:
+        found = [detect(row) for row in rows]
+    judged = [_judge(row, spans) for row, spans in zip(rows, found, strict=True)]
     return {
         "rows": judged,
         "overall": _scores(judged),
@@ -39,21 +43,25 @@ def evaluate(rows: list[dict]) -> dict:
     }
 
 
-def _judge(row: dict) -> dict:
-    found = secrets_in(row["text"], asked=row.get("before", ""))
+def detect(row: dict) -> list[tuple[int, int]]:
+    """The spans this tree's detector withholds in a row, read as the write path reads it."""
+    return [(s.start, s.end) for s in secrets_in(row["text"], asked=row.get("before", ""))]
+
+
+def _judge(row: dict, found: list[tuple[int, int]]) -> dict:
     if row["secrets"]:
         right = all(_covered(row["text"], secret, found) for secret in row["secrets"])
     else:
         right = not found
-    return {**row, "right": right, "found": [row["text"][s.start : s.end] for s in found]}
+    return {**row, "right": right, "found": [row["text"][a:b] for a, b in found]}
 
 
-def _covered(text: str, secret: str, found: list[Secret]) -> bool:
+def _covered(text: str, secret: str, found: list[tuple[int, int]]) -> bool:
     """Every letter and digit of every occurrence of ``secret`` is withheld."""
     at = text.find(secret)
     while at >= 0:
         for i in range(at, at + len(secret)):
-            if text[i].isalnum() and not any(s.start <= i < s.end for s in found):
+            if text[i].isalnum() and not any(a <= i < b for a, b in found):
                 return False
         at = text.find(secret, at + 1)
     return True
