@@ -121,6 +121,21 @@ JWT = (
             "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
             "aws_secret_access_key = [API key withheld]",
         ),
+        # The value in the next sentence, its subject left out.
+        (
+            "I finally changed the online banking password. It's now Walnut#Creek9, write it down.",
+            "I finally changed the online banking password. It's now [password withheld], write "
+            "it down.",
+        ),
+        (
+            "Ho cambiato il PIN del bancomat. Adesso è 5521.",
+            "Ho cambiato il PIN del bancomat. Adesso è [PIN withheld].",
+        ),
+        # A card number that fails the Luhn check, printed as a card's and named one.
+        (
+            "My Visa card is 4000 1234 5678 9010, expiring next year.",
+            "My Visa card is [card number withheld], expiring next year.",
+        ),
         # A question and its answer said in one event.
         ("Il mio PIN? 4471.", "Il mio PIN? [PIN withheld]."),
         ("¿La contraseña? Perro1234, creo.", "¿La contraseña? [password withheld], creo."),
@@ -160,6 +175,10 @@ def test_a_secret_as_people_say_it_is_withheld_whole(said, kept):
         "Le password sono una seccatura, ne ho troppe.",
         "I changed the password in March.",
         "My PIN? I forgot it, sorry.",
+        "I reset my PIN yesterday. It's 2025 already and I keep forgetting things.",
+        "I forgot my password again. It's Monday, what did you expect.",
+        "Cambié la contraseña. Ahora es más segura.",
+        "Call me on 0044 7700 9001 2345 about the card.",
     ],
 )
 def test_talk_of_secrets_that_gives_none_is_kept_as_said(said):
@@ -206,6 +225,17 @@ def test_an_answer_to_a_question_for_a_secret_is_withheld(asked, answer, kept):
 )
 def test_an_answer_that_gives_no_secret_is_kept_as_said(asked, answer):
     assert withheld(answer, asked=asked) == (answer, ())
+
+
+def test_a_key_given_after_a_turn_that_speaks_of_it_is_withheld_however_long_the_answer():
+    asked = "You'll need an API token from the vendor's dashboard."
+    answer = "Done, here it is: Zq8xW2vN4mK7pL1rT5yB, paste it into the form when you can."
+    assert withheld(answer, asked=asked)[0] == (
+        "Done, here it is: [API key withheld], paste it into the form when you can."
+    )
+    assert withheld(answer) == (answer, ())  # alone, nothing says it is a key
+    reference = "Sure, the reference for the meeting is Q3-2026-BOARD-REVIEW."
+    assert withheld(reference, asked=asked) == (reference, ())
 
 
 @pytest.mark.parametrize(

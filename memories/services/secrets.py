@@ -84,7 +84,7 @@ def secrets_in(text: str, *, asked: str = "") -> list[Secret]:
         wanted is not None and wanted[0] in ("card", "security_code")
     )
     found += [Secret("card", a, b) for a, b in card_numbers(text, spoken_of=coded)]
-    found += [Secret("api_key", a, b) for a, b in keys(text)]
+    found += [Secret("api_key", a, b) for a, b in keys(text, asked=asked)]
     return _apart([s for s in found if not any(a <= s.start < b for a, b in held)])
 
 

@@ -17,6 +17,7 @@ from memories.services.secret_detectors.values import (
     Word,
     digits,
     hard,
+    key_like,
     run_of,
     vocabulary,
     words_of,
@@ -115,6 +116,8 @@ def could_answer(text: str) -> bool:
     a value spelled out, or one plain word ("sunshine"). Only such an event is read with
     the turn before it for a secret."""
     words = words_of(text)
+    if any(key_like(w.core) for w in words):
+        return True  # a key, however long the message: keys() reads it with the turn before
     if not words or len(words) > ANSWER_WORDS:
         return False
     plain = [w for w in words if w.folded not in _GRAMMAR]

@@ -43,8 +43,10 @@ _NOT_FOR_PROSE = {
 }
 
 
-def keys(text: str) -> list[tuple[int, int]]:
-    """Where keys and tokens are in ``text``."""
+def keys(text: str, *, asked: str = "") -> list[tuple[int, int]]:
+    """Where keys and tokens are in ``text``; ``asked``: the turn before it, which may speak
+    of the key that ``text`` gives ("… serve un token generato dal tuo lato." then "Te lo
+    leggo: …"): a long random string anywhere in ``text`` is one then."""
     found = [(m.start(), m.end()) for m in _PEM.finditer(text)]
     found += [(m.start(), m.end()) for m in _JWT.finditer(text)]
     found += [
@@ -55,15 +57,21 @@ def keys(text: str) -> list[tuple[int, int]]:
     found += [(m.start(), m.end()) for m in _KEY_FORMATS.finditer(text)]
     found += _published(text)
     named = [(m.start(), m.end()) for m in _KEY_WORDS.finditer(text)]
-    for m in _LONG.finditer(text) if named else ():
+    spoken_of = bool(asked) and bool(_KEY_WORDS.search(_last_sentence(asked)))
+    for m in _LONG.finditer(text) if named or spoken_of else ():
         value = m.group().strip("-")
         start = m.start() + m.group().index(value)
         end = start + len(value)
         if value.startswith("/"):
             continue  # a path: "/api/messages/999"
-        if _near(text, start, end, named) and key_like(value) and not _an_iban(value):
+        near = spoken_of or _near(text, start, end, named)
+        if near and key_like(value) and not _an_iban(value):
             found.append((start, end))
     return found
+
+
+def _last_sentence(turn: str) -> str:
+    return re.split(r"(?<=[.!?])\s+|\n", turn.rstrip()[-300:])[-1]
 
 
 def _near(text: str, start: int, end: int, named: list[tuple[int, int]]) -> bool:

@@ -44,6 +44,7 @@ from memories.services.secret_detectors.values import (
     hard,
     key_like,
     run_of,
+    vocabulary,
     worded,
     words_of,
 )
@@ -80,6 +81,8 @@ def named(text: str, held: list[tuple[int, int]]) -> list[Found]:
         taken = _after(text, words, first, last, m.end(), kind, strength)
         if not taken and strength == "strong":
             before = _before(words, first, kind)
+            if before is None:
+                before = _next_sentence(words, last, kind, strength)
             taken = [before] if before is not None else []
         found += [Found(kind, start, end) for start, end in taken]
     return found
@@ -170,6 +173,39 @@ def _after(
         linked, budget, plain, labels = False, _RELINK_WORDS, False, False
         i += 1
     return values
+
+
+# Words that may open a sentence that gives the value of the one before, its subject left
+# out: "… la he cambiado. Ahora es Aceituna.Verde.77", "… I changed it. Now it's …".
+_OPENING = vocabulary("it that this and but so y e ma pero")
+
+
+def _next_sentence(
+    words: list[Word], last: int, kind: str, strength: str
+) -> tuple[int, int] | None:
+    """The value said at the start of the sentence after the name's, as the point of it:
+    "la contraseña de la app la he cambiado. Ahora es Aceituna.Verde.77, apúntatela",
+    "Ho cambiato il PIN. Adesso è 5521." (a value no one takes for a word, ending its
+    clause: "I reset my PIN. It's 2025 already." gives none)."""
+    within = range(last, min(len(words), last + 2 * _PHRASE_WORDS))
+    end = next((k for k in within if words[k].ends_sentence), None)
+    if end is None or "?" in words[end].trail:
+        return None
+    for k in range(end + 1, min(end + 4, len(words))):
+        word = words[k]
+        if word.newline_before:
+            return None
+        if word.lower in LINKS:
+            j = k + 1
+            while j < len(words) and (words[j].folded in FILLERS or words[j].lower in ARTICLES):
+                j += 1
+            value = value_at(words, j, kind, strength, plain=False) if j < len(words) else None
+            if value is None or not (words[value[2]].ends_clause or value[2] + 1 == len(words)):
+                return None
+            return value[0], value[1]
+        if word.folded not in FILLERS and word.lower not in _OPENING:
+            return None
+    return None
 
 
 def value_at(

@@ -155,7 +155,17 @@ def key_like(core: str) -> bool:
         return False
     if not (any(c.isalpha() for c in core) and any(c.isdigit() for c in core)):
         return False
-    return entropy(core) >= KEY_ENTROPY and worded(core) < KEY_WORDED
+    return entropy(core) >= KEY_ENTROPY and worded(core) < KEY_WORDED and not _structured(core)
+
+
+def _structured(core: str) -> bool:
+    """A reference made of parts, each a number, a word or a short code ("Q3-2026-BOARD-
+    REVIEW", "INV_2024_000123"): a key's parts mix cases and digits ("sk_live_4eC39Hq…")."""
+    parts = [p for p in re.split(r"[-_/.]", core) if p]
+    return len(parts) >= 2 and all(
+        p.isdigit() or len(p) <= 3 or (p.isalpha() and (p.islower() or p.isupper() or p.istitle()))
+        for p in parts
+    )
 
 
 # Names in code are mostly words ("AllowAccessToS3Bucket", "passport-google-oauth20",
