@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from _tree import run_in
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "data" / "parity.json"
@@ -78,27 +77,15 @@ print(json.dumps(out))
 
 
 def read(tree: Path, texts: list[str]) -> list[list[dict]]:
-    environment = {
-        **os.environ,
-        "PYTHONPATH": str(tree),
-        "DJANGO_SETTINGS_MODULE": "memoryhub.settings",
-        "MEMORYHUB_DEBUG": "1",
-        # Nothing here touches a database: a URL never connected to keeps the embedded
-        # PostgreSQL from starting.
-        "DATABASE_URL": "postgres://parity@localhost/unused",
-    }
-    done = subprocess.run(  # noqa: S603 - this interpreter and the reader above
-        [sys.executable, "-c", READER],
-        input=json.dumps(texts),
-        capture_output=True,
-        text=True,
-        cwd=tree,
-        env=environment,
-        check=False,
+    # Nothing here touches a database: a URL never connected to keeps the embedded
+    # PostgreSQL from starting.
+    return run_in(
+        tree,
+        READER,
+        texts,
+        MEMORYHUB_DEBUG="1",
+        DATABASE_URL="postgres://parity@localhost/unused",
     )
-    if done.returncode != 0:
-        raise SystemExit(f"{tree}: the reader failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def _main(memories: list[dict]) -> tuple[str, str] | None:

@@ -19,7 +19,6 @@ is stored.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -31,6 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings_test")
+
+from _tree import run_in  # noqa: E402
 
 from memories.evaluation import secrets as evaluation  # noqa: E402
 
@@ -55,17 +56,7 @@ json.dump({"found": found, "seconds": time.perf_counter() - started}, sys.stdout
 
 
 def detected(tree: Path, rows: list[dict]) -> tuple[list[list[tuple[int, int]]], float]:
-    env = {**os.environ, "PYTHONPATH": str(tree), "MEMORYHUB_LOG_LEVEL": "ERROR"}
-    done = subprocess.run(  # noqa: S603
-        [sys.executable, "-c", _RUNNER],
-        input=json.dumps(rows),
-        capture_output=True,
-        text=True,
-        cwd=tree,
-        env=env,
-        check=True,
-    )
-    answer = json.loads(done.stdout)
+    answer = run_in(tree, _RUNNER, rows)
     return [[tuple(span) for span in spans] for spans in answer["found"]], answer["seconds"]
 
 

@@ -17,6 +17,15 @@ from memories.services.retrieval import memories_search
 pytestmark = pytest.mark.django_db
 
 
+# What a client told, in three languages, for the questions asked of it below.
+TOLD = (
+    "We live in Bussolengo now, in a house with a garden.",
+    "Preferisco essere contattata per email, la sera.",
+    "Trabajo en una farmacia, soy farmacéutica.",
+    "My daughter wants to study veterinary medicine in Padua.",
+)
+
+
 def gap(*values, why: str):
     """A case that does not hold yet, and why."""
     return pytest.param(*values, marks=pytest.mark.xfail(strict=True, reason=why))
@@ -121,12 +130,7 @@ def test_the_answer_is_the_current_value(personas, post_event, said, query, curr
     ],
 )
 def test_a_question_about_nothing_said_gets_nothing(personas, post_event, query):
-    for text in (
-        "We live in Bussolengo now, in a house with a garden.",
-        "Preferisco essere contattata per email, la sera.",
-        "Trabajo en una farmacia, soy farmacéutica.",
-        "My daughter wants to study veterinary medicine in Padua.",
-    ):
+    for text in TOLD:
         post_event(text)
     assert _search(personas, query) == []
 
@@ -144,12 +148,7 @@ def test_a_question_about_nothing_said_gets_nothing(personas, post_event, query)
     ],
 )
 def test_a_plain_question_in_other_words_is_answered(personas, post_event, query, answer):
-    for text in (
-        "We live in Bussolengo now, in a house with a garden.",
-        "Preferisco essere contattata per email, la sera.",
-        "Trabajo en una farmacia, soy farmacéutica.",
-        "My daughter wants to study veterinary medicine in Padua.",
-    ):
+    for text in TOLD:
         post_event(text)
     found = _search(personas, query)
     assert found and any(answer in text for text in found[:3]), found
@@ -180,12 +179,7 @@ def test_a_plain_question_in_other_words_is_answered(personas, post_event, query
 def test_keywords_about_something_told_are_answered_and_about_nothing_are_not(
     personas, post_event, query, answer
 ):
-    for text in (
-        "We live in Bussolengo now, in a house with a garden.",
-        "Preferisco essere contattata per email, la sera.",
-        "Trabajo en una farmacia, soy farmacéutica.",
-        "My daughter wants to study veterinary medicine in Padua.",
-    ):
+    for text in TOLD:
         post_event(text)
     found = _search(personas, query)
     if answer is None:
