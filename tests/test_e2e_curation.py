@@ -150,7 +150,8 @@ def test_the_client_page_flags_conflicts_and_shows_what_the_agent_reads(page, ui
     result = page.locator("#preview-result")
     result.get_by_text("of 400 characters").wait_for()
     text = result.locator("pre.prompt").inner_text()
-    assert text.startswith("Relevant to this message:")
+    today, _, relevant = text.split("\n", 2)
+    assert today.startswith("Today is ") and relevant.startswith("Relevant to this message:")
     assert "Prefers to be contacted by post." in text
     assert len(text) <= 400
     assert page.url.endswith(f"/clients/{personas.client.pk}/")  # the page stays
