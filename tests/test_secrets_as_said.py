@@ -143,6 +143,11 @@ JWT = (
             "La clave API es 5f4dcc3b5aa765d61d8327deb882cf99.",
             "La clave API es [API key withheld].",
         ),
+        # A "no" on the way to the value is not the name's negation.
+        (
+            "Te dejo la contraseña de la app para no olvidarla: Lavapies_2019",
+            "Te dejo la contraseña de la app para no olvidarla: [password withheld]",
+        ),
     ],
 )
 def test_a_secret_as_people_say_it_is_withheld_whole(said, kept):
@@ -170,6 +175,7 @@ def test_a_secret_as_people_say_it_is_withheld_whole(said, kept):
         "La clave es diversificar la cartera.",
         "La clave del éxito es la paciencia.",
         "Mi contraseña es segura, no se preocupe.",
+        "La contraseña no es segura, la cambio mañana.",
         "Mi IBAN es ES91 2100 0418 4502 0005 1332.",
         "Estamos en la habitación 305 del hotel.",
         "Le password sono una seccatura, ne ho troppe.",

@@ -130,8 +130,13 @@ def _after(
                     i, budget, direct, set_before = value[2] + 1, _AGAIN_WORDS, -1, False
                     plain = False
                     continue
-            if word.lower in NEGATION:
-                break  # "the password isn't …", "la password non è più valida"
+            if word.lower in NEGATION and (
+                "'" in word.lower
+                or "’" in word.lower
+                or (i + 1 < len(words) and words[i + 1].lower in LINKS)
+            ):
+                break  # "the password isn't …", "la password non è più valida"; not the
+                # "no" of "la contraseña de la app, para no olvidarla: …"
             linked = (
                 (
                     not values
