@@ -23,6 +23,7 @@ import re
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from memories.conf import setting
 from memories.services.extraction import patterns as cues
 from memories.services.extraction.clauses import STOPWORDS, question_parts
 from memories.services.extraction.heuristic import Candidate, Sentence
@@ -230,11 +231,6 @@ def told(sentences: list[Sentence]) -> list[Sentence]:
     return out
 
 
-# A turn of conversation of at most this many informative sentences is kept a statement a
-# sentence: each says its own thing, of its own topic ("We live in Pozuelo. We still owe
-# 210,000 on the mortgage."), so a later change of one does not take the other with it.
-# A longer message (a text pasted in, a letter) is kept in pieces of MAX_EPISODE.
-SAID_APART = 6
 # A sentence of fewer content words than this ("Sí, Pozuelo.", "Esatto.") goes with the
 # next one (or, last, the one before): alone it says too little to be found.
 _FRAGMENT_WORDS = 2
@@ -275,7 +271,7 @@ def episodes(
 ) -> list[Candidate]:
     """The episodic memories of an event: what its sentences tell that no typed candidate
     holds (``_untyped``), in order: a statement a sentence in a turn of conversation
-    (``SAID_APART``), pieces of at most MAX_EPISODE in a longer message.
+    (``EPISODE_SENTENCES_APART``), pieces of at most MAX_EPISODE in a longer message.
     ``own_questions`` off (an advisor asking the client): a question is kept only when it
     proposes a day."""
     said = [
@@ -284,7 +280,7 @@ def episodes(
         for part in _untyped(sentence, own_questions)
     ]
     parts = [part for part, _ in said]
-    if len(parts) <= SAID_APART:
+    if len(parts) <= int(setting("EPISODE_SENTENCES_APART")):
         pieces = _statements(said)
     else:  # a long message (a text, a document): read in pieces
         pieces = [[]]
