@@ -40,11 +40,11 @@ DEFAULTS: dict[str, Any] = {
     # memory, and that two statements about the same thing of the same person are
     # versions of one another (the newer supersedes)
     # A turn of conversation of at most this many informative sentences is kept a statement
-    # a sentence: each says its own thing, of its own topic ("We live in Pozuelo. We still
-    # owe 210,000 on the mortgage."), so a later change of one does not take the other with
-    # it; a longer message (a text pasted in, a letter), and any with 0, in pieces of
-    # MAX_EPISODE characters (extraction.episodes; measured in docs/decisions.md)
-    "EPISODE_SENTENCES_APART": 6,
+    # a sentence ("We live in Pozuelo." apart from "We still owe 210,000 on the mortgage.");
+    # a longer message, and every one with 0, in pieces of MAX_EPISODE characters
+    # (extraction.episodes). 0: on the advisor sets, LoCoMo and BEAM alike, pieces found
+    # more and cost less (docs/decisions.md, 2026-12-07)
+    "EPISODE_SENTENCES_APART": 0,
     "SMALL_TALK_WORDS": 10,  # longer than this, what reads as small talk still tells something
     "TOPIC_SMALL_TALK_MESSAGE": 0.5,
     "TOPIC_KEEP": 0.5,

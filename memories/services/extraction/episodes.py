@@ -270,8 +270,8 @@ def episodes(
     sentences: list[Sentence], *, language: str, observed_at, own_questions: bool = True
 ) -> list[Candidate]:
     """The episodic memories of an event: what its sentences tell that no typed candidate
-    holds (``_untyped``), in order: a statement a sentence in a turn of conversation
-    (``EPISODE_SENTENCES_APART``), pieces of at most MAX_EPISODE in a longer message.
+    holds (``_untyped``), in order, in pieces of at most MAX_EPISODE; a turn of at most
+    ``EPISODE_SENTENCES_APART`` sentences (none by default), a statement a sentence.
     ``own_questions`` off (an advisor asking the client): a question is kept only when it
     proposes a day."""
     said = [
