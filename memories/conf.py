@@ -10,7 +10,7 @@ from django.conf import settings
 
 DEFAULTS: dict[str, Any] = {
     # write path
-    # Cosines are the default model's (multilingual-e5-small, centred: docs/decisions.md);
+    # Cosines are the default model's (multilingual-e5-small, centred: docs/decisions/0023);
     # another model's differ where MODEL_COSINES says so (cosine_setting).
     "DEDUP_THRESHOLD": 0.92,  # cosine at or above which a new statement is a duplicate
     "EXTEND_THRESHOLD": 0.70,  # cosine at or above which a new statement extends an old one
@@ -28,13 +28,13 @@ DEFAULTS: dict[str, Any] = {
     "EMBED_TIMEOUT": 10.0,
     # each message that yields memories gets a vector, which search reads its memories by
     # (their ``context``): about a fifth of ingest's time on real conversations, for 0.024
-    # of BEAM's recall@10 (docs/decisions.md); off, a memory is its own context and search
+    # of BEAM's recall@10 (docs/decisions/0045); off, a memory is its own context and search
     # ranks as it did before messages had vectors (retrieval.WITHOUT_CONTEXT)
     "MESSAGE_VECTORS": True,
     "BREAKER_FAILURES": 3,  # failures within the window that open a provider's circuit
     "BREAKER_WINDOW": 30.0,  # seconds
     "BREAKER_COOLDOWN": 30.0,  # seconds an open circuit waits before one trial call
-    # topics (memories.services.topics; measured in docs/decisions.md): how sure a reading
+    # topics (memories.services.topics; measured in docs/decisions/0058): how sure a reading
     # must be to say a short message is small talk, that one of its statements is
     # nonetheless something to remember, that a statement's topic decides the kind of
     # memory, and that two statements about the same thing of the same person are
@@ -43,7 +43,7 @@ DEFAULTS: dict[str, Any] = {
     # a sentence ("We live in Pozuelo." apart from "We still owe 210,000 on the mortgage.");
     # a longer message, and every one with 0, in pieces of MAX_EPISODE characters
     # (extraction.episodes). 0: on the advisor sets, LoCoMo and BEAM alike, pieces found
-    # more and cost less (docs/decisions.md, 2026-12-07)
+    # more and cost less (docs/decisions/0058)
     "EPISODE_SENTENCES_APART": 0,
     "SMALL_TALK_WORDS": 10,  # longer than this, what reads as small talk still tells something
     "TOPIC_SMALL_TALK_MESSAGE": 0.5,
@@ -56,21 +56,21 @@ DEFAULTS: dict[str, Any] = {
     # read path
     # Among live memories about the same thing (one speaker, close, other numbers, and the
     # newer says it changes something), the newer goes just before the older
-    # (retrieval/pick.py, docs/decisions.md).
+    # (retrieval/pick.py, docs/decisions/0041).
     "SEARCH_NEWER_FIRST": True,
     # Of the memories about what a question after a value as it stands is about (its topic),
     # the newest goes first when it answers the query at most this much less well than an
-    # older one (retrieval/pick.py topic_versions; measured in docs/decisions.md).
+    # older one (retrieval/pick.py topic_versions; measured in docs/decisions/0058).
     "TOPIC_NEWER_MARGIN": 0.3,
     # The topics whose overlap with a question's counts for ranking (retrieval.statement):
     # those a person has one value of ("one"), one per thing ("per_thing"), any number of
     # ("many": family, leisure, health…). All three by default: the advisor sets gain from
-    # "many", LoCoMo loses about 0.01 of recall@10 to it (docs/decisions.md).
+    # "many", LoCoMo loses about 0.01 of recall@10 to it (docs/decisions/0058).
     "SEARCH_TOPIC_CARDINALITIES": "one,per_thing,many",
     "SEARCH_TOPIC_MIN": 0.0,
     "RANKING_WEIGHTS": {},  # overrides of retrieval.DEFAULT_WEIGHTS, e.g. {"recency": 0.2}
     "TEXT_MATCHES_RANKED": 1000,  # full-text matches a search ranks at most, per word
-    # Whether a search has an answer at all (retrieval.floor; measured in docs/decisions.md):
+    # Whether a search has an answer at all (retrieval.floor; measured in docs/decisions/0058):
     # a question for a value needs a memory (or its message) this close in meaning, or one
     # about its topic (this much overlap) and not far in meaning; a question whether
     # something is so, a memory closer still, or one about its topic and close; either,
@@ -166,7 +166,7 @@ DEFAULTS: dict[str, Any] = {
 # the default model's thresholds; these are another model's, where they differ. The
 # design's values (written for the remote models, and measured again on all-MiniLM-L6-v2)
 # hold for every model not measured here. A value configured in settings or the environment
-# holds for every model. Measurements in docs/decisions.md.
+# holds for every model. Measurements in docs/decisions/0023 and docs/decisions/0037.
 _DESIGN_COSINES = {
     "EXTEND_THRESHOLD": 0.80,
     "EXTEND_CANDIDATE_FLOOR": 0.5,

@@ -7,7 +7,7 @@ the wheel: nothing is downloaded), restricted to the languages memoryhub stems
 choosing among ninety-seven. A language is taken when it has at least ``MIN_CONFIDENCE``
 of the probability, i.e. it is likelier than all the others together; below that (one or
 two words, names, amounts, product codes) the memory is in its tenant's language.
-Measured in ``bench/language_detection.py`` (docs/decisions.md).
+Measured with the detectors side by side (docs/decisions/0022).
 """
 
 from __future__ import annotations

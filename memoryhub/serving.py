@@ -6,7 +6,7 @@ The sizes are chosen together so that the processes do not oversubscribe the CPU
 process per core (while memory allows), a few requests at a time in each (a request spends
 much of its time waiting for PostgreSQL, which runs on the same cores), and the local
 embedder on one thread per request: with as many requests in flight as cores, onnxruntime's
-own thread pool would only make threads wait on each other (measured in docs/decisions.md).
+own thread pool would only make threads wait on each other (measured in docs/decisions/0017).
 Every size can be set by an environment variable.
 """
 
@@ -122,7 +122,7 @@ class Plan:
             str(self.workers),
             # The threads bound what runs at once; requests past them wait in the bridge's
             # queue, in order. With granian's own limit at the thread count, a request now
-            # and then waited ~6 s for a slot (measured, docs/decisions.md).
+            # and then waited ~6 s for a slot (measured, docs/decisions/0017).
             "--backpressure",
             str(self.threads * BACKPRESSURE_PER_THREAD),
             "--runtime-threads",
@@ -169,7 +169,7 @@ def heap_settled() -> None:
     pattern tables), then move everything alive to the garbage collector's permanent
     generation (``gc.freeze``): a full collection then walks what requests made, not the
     whole loaded app. Measured in-process over 2,000 single events: full collections took
-    ~90 ms each, ~7 ms after the freeze (docs/decisions.md). Call once the app is loaded."""
+    ~90 ms each, ~7 ms after the freeze (docs/decisions/0018). Call once the app is loaded."""
     import gc
 
     from django.urls import get_resolver

@@ -153,7 +153,7 @@ MEMORYHUB_REPLICA_RETRY = float(env("MEMORYHUB_REPLICA_RETRY", "5"))
 # answering from the first ef_search candidates alone.
 # The read path's statements (memories.db.bound_cursor: parameters bound by the server)
 # are prepared once a connection has run one five times: a search then skips parsing and
-# rewriting them (docs/decisions.md). Statements whose parameters Django splices into the
+# rewriting them (docs/decisions/0018). Statements whose parameters Django splices into the
 # text are never prepared. 0 turns it off, for a pooler in transaction mode that cannot
 # keep a session's prepared statements (PgBouncer before 1.21).
 # A prepared statement is still planned for its values each time (plan_cache_mode): the

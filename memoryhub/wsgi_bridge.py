@@ -6,7 +6,7 @@ hand-overs between the event loop and threads (sync middleware, the async core, 
 view), on a new thread per request, which also means a new database connection per request.
 Here a request crosses once: its body is read on the event loop, Django's WSGI handler runs
 on one of ``threads`` long-lived threads (each keeps its persistent connection, as under a
-WSGI server), and the answer goes back whole. Measured in docs/decisions.md: the same
+WSGI server), and the answer goes back whole. Measured in docs/decisions/0017: the same
 requests cost less CPU than through Django's ASGI handler.
 
 The body is read up to one byte past ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (Django then answers

@@ -16,7 +16,7 @@ def refresh_profiles(tenant_id: str | None = None) -> str:
 def profiles_stale_receiver(sender, *, client_ids: list[str], **kwargs) -> None:
     """memories' ``profiles_stale``: queue one rebuild per write burst. Its success is not
     stored (a failure still is): a result row per write would be most of the worker's work
-    (docs/decisions.md)."""
+    (docs/decisions/0018)."""
     from django_q.tasks import async_task
 
     async_task("profiles.tasks.profiles_refresh", client_ids, save=False)

@@ -2,7 +2,7 @@
 
 A document keeps its ids only when it is the importing tenant's own export (its
 ``ids_seal``); any other document gets fresh ids, so whether its ids exist in another
-tenant changes nothing in the answer or in what is stored (docs/decisions.md)."""
+tenant changes nothing in the answer or in what is stored (docs/decisions/0011)."""
 
 import json
 import uuid

@@ -301,7 +301,7 @@ def test_the_labelled_set_holds_both_sides_in_three_languages():
 
 def test_the_detector_on_the_labelled_set():
     """The issue's line: 95 % of secrets withheld with nothing of their value left, 97 % of
-    the look-alikes kept as said (docs/decisions.md has the figures)."""
+    the look-alikes kept as said (docs/decisions/0059 has the figures)."""
     result = evaluation.evaluate(evaluation.load())
     overall = result["overall"]
     assert overall["withheld_share"] >= 0.95

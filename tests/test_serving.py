@@ -110,7 +110,7 @@ FORKED = textwrap.dedent(
         }
         os.write(write, json.dumps(report).encode())
         # As multiprocessing's children leave. (Through exit(), onnxruntime's C++ destructors
-        # wait for the parent's thread pool: see docs/decisions.md, serving.)
+        # wait for the parent's thread pool: see docs/decisions/0017.)
         os._exit(0)
     os.close(write)
     report = json.loads(os.read(read, 100000))

@@ -6,7 +6,7 @@ only when the seal is the importing tenant's own: a client exported here and imp
 back (after an erasure, say) comes back as it was. Any other document (another tenant's,
 another installation's, an edited one) gets fresh ids throughout, references followed.
 So what an import does never depends on which ids exist in other tenants: a tenant
-learns nothing of another's ids by importing (docs/decisions.md, 2026-12-01).
+learns nothing of another's ids by importing (docs/decisions/0011).
 """
 
 from __future__ import annotations

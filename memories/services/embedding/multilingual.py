@@ -59,7 +59,7 @@ class MultilingualEmbedder(OnnxEmbedder):
     """Each text is computed alone (``batch_size`` 1): the shipped variant quantizes its
     activations per call, so in a batch a text's vector would depend on the others (cosine
     ~0.97 once centred), and alone it costs no more (no padding; measured in
-    docs/decisions.md). A call of several texts runs them one per core."""
+    docs/decisions/0046). A call of several texts runs them one per core."""
 
     model = "multilingual-e5-small"
     default_dir = E5_DIR
@@ -133,7 +133,7 @@ class MultilingualEmbedder(OnnxEmbedder):
         short to tell) spreads them over the sphere (unrelated texts near 0, as cosines
         were spread with the previous model, so that every threshold on a cosine keeps a
         meaning) and brings a statement and a question about it closer across languages
-        (docs/decisions.md: cross-lingual hit@1 0.29 → 0.63 on the team's set)."""
+        (docs/decisions/0023: cross-lingual hit@1 0.29 → 0.63 on the team's set)."""
         if not runtime.centres:
             return vectors
         kind = "query" if input_type == "query" else "document"

@@ -29,7 +29,7 @@ MAX_BATCH_TOKENS = 4096
 # A call of at least this many texts (a batch of events, embedded before its transaction
 # opens) runs over every core the process may use, whatever the embedder's own threads:
 # ``serve`` gives a request one, which would leave the other cores idle while an agent posts
-# a conversation (measured: bench/ingest_real.py, docs/decisions.md). A search's query and a
+# a conversation (measured: bench/ingest_real.py, docs/decisions/0046). A search's query and a
 # single event stay on their one thread.
 SPREAD_FROM = 16
 

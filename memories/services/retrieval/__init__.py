@@ -95,7 +95,7 @@ __all__ = ["Filters", "Hit", "memories_search", "ranking_weights"]
 NO_FILTERS = Filters()
 
 # Chosen with `bench/ranking_weights.py` on LoCoMo and BEAM (conversations nobody here wrote,
-# of two shapes) and on `memory_eval`, in one run (docs/decisions.md): text counts less than
+# of two shapes) and on `memory_eval`, in one run (docs/decisions/0049): text counts less than
 # meaning because BM25 is scaled to its best candidate; importance lets a typed fact outrank
 # an episode that only shares its words; the message a memory was said in (context) counts
 # more than the memory alone, for a sentence of a long message is about what the message is
@@ -136,7 +136,7 @@ SEED_004_WEIGHTS = {
 # Where messages have no vectors (``MESSAGE_VECTORS`` off), a memory is read alone, with the
 # weight its meaning had before they had: the ranking measured then. Its own cosine at 0.7
 # (the context falls back to it) gains BEAM 0.008 at 10 and loses an update question of 62
-# (docs/decisions.md).
+# (docs/decisions/0045).
 WITHOUT_CONTEXT = {"semantic": 0.60, "context": 0.0}
 
 

@@ -136,7 +136,7 @@ def asked_measures(folded: str) -> frozenset[str]:
 
 
 # What advice must honour: the memories of these categories answer it. A constraint was
-# measured beside it and cost BEAM's multi-session questions (docs/decisions.md).
+# measured beside it and cost BEAM's multi-session questions (docs/decisions/0047).
 _ADVICE_CATEGORIES = ("preference",)
 
 

@@ -24,8 +24,8 @@ question asks (``asks_whether``):
 
 Once a search has an
 answer, the answer is the ranking as it stands: cutting results one by one by an absolute
-score costs recall (docs/decisions.md). Measured as a decision, "answer" against "nothing",
-on the advisor sets (``bench/advisor.py``): see docs/decisions.md.
+score costs recall (docs/decisions/0010). Measured as a decision, "answer" against "nothing",
+on the advisor sets (``bench/advisor.py``): see docs/decisions/0058.
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ TOPIC_NEAR = 0.15
 # Candidates of each kind a search reads at least (4k beyond k = 20). A pool of 4k (40 for
 # a search of ten) left out candidates that rank among the first ten when more are read:
 # recall@10 of a search for ten, BEAM 0.647 → 0.649, LoCoMo 0.778 → 0.782; 200 gained no
-# more (docs/decisions.md).
+# more (docs/decisions/0055).
 CANDIDATE_POOL = 80
 # Rows scored in SQL; the redundancy-aware selection looks only this deep (× k).
 SELECTION_DEPTH = 3

@@ -12,7 +12,7 @@ from memories.services.retrieval.sql import Sql, sql
 
 # BM25 (Robertson's k1 and b). b as for documents: a memory can be a short statement or a
 # pasted listing a hundred times longer, whose many words would otherwise match every
-# question about its project (measured: docs/decisions.md, "BM25's length normalisation").
+# question about its project (measured: docs/decisions/0038).
 BM25_K1, BM25_B = 1.2, 0.75
 # A term in more than this share of the client's memories is not looked up (see text_ctes).
 COMMON_SHARE = 0.1

@@ -100,7 +100,7 @@ CONTEXT_CHARS = 300
 # Of a message, what its vector reads: about the 512 tokens multilingual-e5-small reads.
 MESSAGE_CHARS = 2000
 # A message whose one statement keeps this share of it or more is read as that statement
-# (docs/decisions.md: half the messages of both benchmarks, half the extra embedding, for
+# (docs/decisions/0046: half the messages of both benchmarks, half the extra embedding, for
 # 0.003 of recall@10).
 MESSAGE_KEPT = 0.8
 

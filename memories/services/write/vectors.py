@@ -26,7 +26,7 @@ logger = logging.getLogger(__name__)
 # own while its transaction reads and writes what needs no vector (the memories it can
 # collide with, its events), when the local model computes on fewer threads than there are
 # cores (as it does under ``serve``: one per request): a single event's embedding, ~15 ms on
-# one thread, then costs ~5 ms of wall time (docs/decisions.md). On all the cores it would
+# one thread, then costs ~5 ms of wall time (docs/decisions/0019). On all the cores it would
 # only compete with the transaction's own work. A bigger call embeds first, out of the
 # transaction, and so does a call to a remote provider: seconds of embedding, or of a
 # provider that hangs, would hold the clients' locks.
