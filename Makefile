@@ -44,9 +44,17 @@ format: install-dev
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+## The quick benchmarks (the offline embedders, then ingest), or one by name:
+## `make bench BENCH=search ARGS="--memories 10000"`; `python bench/run.py` lists them all.
+BENCH ?=
+ARGS  ?=
 bench: install-dev
-	$(BIN)/python bench/local_embedder.py
-	$(BIN)/python bench/ingest.py
+ifeq ($(BENCH),)
+	$(BIN)/python bench/run.py local_embedder
+	$(BIN)/python bench/run.py ingest
+else
+	$(BIN)/python bench/run.py $(BENCH) $(ARGS)
+endif
 
 clean:
 	rm -rf $(VENV)

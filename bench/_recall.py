@@ -17,6 +17,7 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
+from _report import report, rows_beside
 from _server import ROOT, Configuration, Server, configurations, serve
 
 MODEL = ROOT / "memories" / "local_model"
@@ -214,6 +215,13 @@ def compare(
     with_ingest_ratio(figures)
     print()
     print(table({**figures, **raw}))
+    # The raw retrievers' fusion is what the configurations are compared with, when it ran.
+    fused = next((values for label, values in raw.items() if label.endswith("rrf")), None)
+    trees = {c.label: c.tree for c in runs}
+    report(
+        tenant,
+        rows_beside(figures, trees=trees, baseline=fused) + rows_beside(raw, compare_first=False),
+    )
     if args.json:
         document = {
             "configurations": {

@@ -114,6 +114,16 @@ def main() -> None:
             flush=True,
         )
     _report(results)
+    from _report import Row, report
+
+    figures: list[Row] = []
+    for size, _, scan, fusion_s, scoring_s in results:
+        scan_ms = round(scan * 1000, 2)
+        figures.append(Row(f"{size} memories", "fusion ms", round(fusion_s * 1000), scan_ms))
+        figures.append(
+            Row(f"{size} memories", "promotion scoring ms", round(scoring_s * 1000), scan_ms)
+        )
+    report("consolidation (baseline: one sequential scan of the table)", figures)
 
 
 class _Rollback(Exception):
@@ -210,13 +220,14 @@ def _insert(connection, transaction, tenant, client_ids, refs, space, rows, sess
                 "search_vector, observed_at, created_at, source_kind, source_ref, "
                 "origin_agent, project_id, task_id, run_id, tier, tier_pinned, status, "
                 "status_reason, confidence, importance, freshness, usage_count, dup_count, "
-                "evidence_count, last_seen_at, needs_embedding, tags, metadata, updated_at) "
+                "evidence_count, last_seen_at, needs_embedding, tags, metadata, updated_at, "
+                "topic, topic_probability, topics) "
                 "SELECT id, %s, client, session, kind, category, '', content, hash, 'en', '', "
                 "'', false, 'client', '', NULL, '', '', "
                 "memory_search_vector(setweight(to_tsvector('english', folded), 'A'), client), "
                 "seen, seen, 'session', '', '', '', '', '', 'recall', false, 'active', '', "
                 "confidence, importance, 1.0, reads, restated, 1, seen, false, '{}', '{}', "
-                "now() FROM bench_rows",
+                "now(), '', 0, '{}' FROM bench_rows",
                 [tenant.pk],
             )
             cursor.execute(

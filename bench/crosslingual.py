@@ -26,6 +26,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _report import report as report_table
+from _report import rows_beside
 from _setup import ROOT, setup_django
 
 CONFIGURED = "(configured)"
@@ -57,6 +59,17 @@ def main() -> None:
         reports = {CONFIGURED: run_here(args.k, args.dataset)}
 
     print_tables(reports, args.k)
+    figures = {
+        name: {
+            part: {
+                key: r[part][key] for key in ("hit@1", f"hit@{args.k}", "empty") if key in r[part]
+            }
+            for part in ("crosslingual", "same_language", "nonsense")
+        }
+        for name, r in reports.items()
+        if "error" not in r
+    }
+    report_table(f"crosslingual (k = {args.k})", rows_beside(figures))
     if args.json:
         summaries = {
             n: {k: v for k, v in r.items() if k != "questions"} for n, r in reports.items()

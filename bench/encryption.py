@@ -24,6 +24,7 @@ import uuid
 
 os.environ.setdefault("MEMORYHUB_MASTER_KEY", base64.b64encode(os.urandom(32)).decode())
 
+from _report import Row, report
 from _setup import drain_queue, setup_django, summary
 
 setup_django()
@@ -131,6 +132,7 @@ def main() -> None:
 
     print(f"corpus: {args.events} events, {args.clients} clients, batches of {args.batch}")
     print(f"memories: plaintext {memories['plaintext']}, encrypted {memories['encrypted']}")
+    table = []
     for label, data in (
         ("ingest per event", ingest),
         ("search, hybrid", hybrid),
@@ -143,6 +145,9 @@ def main() -> None:
         ratio = statistics.fmean(data["encrypted"]) / statistics.fmean(data["plaintext"])
         median = statistics.median(data["encrypted"]) / statistics.median(data["plaintext"])
         print(f"  ratio      mean {ratio:5.2f}×  median {median:5.2f}×")
+        plain, sealed = (round(statistics.median(data[m]), 2) for m in ("plaintext", "encrypted"))
+        table.append(Row("encrypted", f"{label}: median ms", sealed, plain))
+    report("encryption (baseline: a plaintext tenant)", table)
 
 
 if __name__ == "__main__":

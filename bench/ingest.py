@@ -13,6 +13,7 @@ import argparse
 import time
 import uuid
 
+from _report import Row, report
 from _setup import drain_queue, percentile, setup_django, summary
 
 setup_django()
@@ -125,6 +126,15 @@ def main() -> None:
     print(f"ratio single p95 memoryhub/baseline: {ratio:.1f}x")
     print(f"ratio batch rate baseline/memoryhub: {base_rate / api_rate:.1f}x")
     print(f"({drain_queue()} queued follow-up tasks dropped: no worker runs during the bench)")
+    report(
+        "ingest (baseline: the same events as plain rows)",
+        [
+            Row("single post", "events/s", round(single_rate, 1), round(base_single_rate, 1)),
+            Row("single post", "p95 ms", round(percentile(api_single, 95), 2),
+                round(percentile(base_single, 95), 2)),
+            Row("batch", "events/s", round(api_rate, 1), round(base_rate, 1)),
+        ],
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

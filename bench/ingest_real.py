@@ -34,6 +34,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from _report import report, rows_beside
 from _server import BENCHMARKS, Server, add_arguments, configurations, serve
 
 MAX_BYTES = 400_000  # what beam_eval.py keeps a batch under
@@ -189,6 +190,9 @@ def main() -> None:
     print(f"\n{'':{width}}  events/s (median)  {ratio}  rounds")
     for label, median in medians.items():
         print(f"{label:{width}}  {median:17.1f}  {median / base:{len(ratio)}.2f}  {rates[label]}")
+    figures = {label: {"events_per_s_median": median} for label, median in medians.items()}
+    trees = {c.label: c.tree for c in runs}
+    report(f"ingest_real ({args.source}, {events} events)", rows_beside(figures, trees=trees))
     if args.json:
         document = {
             "source": args.source,

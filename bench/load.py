@@ -51,6 +51,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
+from _report import Row
+from _report import report as report_table
 from _setup import percentile
 from corpus import events as make_events
 
@@ -662,8 +664,30 @@ def report(results: dict, labels: list[str], args) -> None:
             )
             results.setdefault("ratio", {})[mix] = round(ratio, 2)
             print(f"  production / development throughput: {ratio:.2f}x")
+    report_table("load", _rows(results, labels, args))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
+
+
+def _rows(results: dict, labels: list[str], args) -> list[Row]:
+    """Requests/s and each operation's p95 per server and mix, beside the development
+    server's in the same run."""
+    rows = []
+    for mix in [m for m in args.mixes.split(",") if m]:
+        dev = results.get("dev", {}).get(mix)
+        for label in labels:
+            figures = results.get(label, {}).get(mix)
+            if not figures:
+                continue
+            against = dev if label != "dev" else None
+            rate = against["requests_per_s"] if against else None
+            rows.append(Row(label, f"{mix}: requests/s", figures["requests_per_s"], rate))
+            for op, f in figures["ops"].items():
+                if f["count"]:
+                    other = against["ops"].get(op, {}) if against else {}
+                    p95 = other.get("p95") if other.get("count") else None
+                    rows.append(Row(label, f"{mix}: {op} p95 ms", f["p95"], p95))
+    return rows
 
 
 if __name__ == "__main__":

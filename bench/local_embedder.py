@@ -24,6 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _report import Row, report  # noqa: E402
+
 from memories.services.embedding.local_model import (  # noqa: E402
     THREADS_ENV,
     OnnxEmbedder,
@@ -92,12 +94,19 @@ def main() -> None:
     )
     base_rate = statistics.median(batched["local-minilm"])
     base_single = statistics.median(single["local-minilm"])
+    table: list[Row] = []
     for name, embedder in embedders.items():
         rate, one = statistics.median(batched[name]), statistics.median(single[name])
         print(
             f"{embedder.model:28} {load[name]:7.2f} {rate:8.1f} {rate / base_rate:6.2f} "
             f"{one:12.1f} {one / base_single:6.2f}"
         )
+        base = name != "local-minilm"
+        table.append(Row(name, "turns/s", round(rate, 1), round(base_rate, 1) if base else None))
+        table.append(
+            Row(name, "one text ms", round(one, 2), round(base_single, 2) if base else None)
+        )
+    report("local_embedder (baseline: local-minilm)", table)
 
 
 if __name__ == "__main__":

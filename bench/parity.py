@@ -25,6 +25,7 @@ import argparse
 import json
 from pathlib import Path
 
+from _report import report, rows_beside
 from _tree import run_in
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -149,6 +150,11 @@ def main() -> None:
                     print(f"[{name}] {row['id']} {by_id[row['id']]['en']!r}: {row['kinds']}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False), encoding="utf-8")
+    figures = {
+        name: {f: r[f] for f in ("statements", "parity", "main_parity", "right")}
+        for name, r in results.items()
+    }
+    report("parity", rows_beside(figures, trees={tree.name: tree for tree in trees}))
 
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from _report import report, rows_beside
+
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARK = ROOT.parent / "shared" / "benchmarks" / "locomo"
 BEAM = ROOT.parent / "shared" / "benchmarks" / "beam" / "beam_500k_dev.json.gz"
@@ -65,11 +67,12 @@ def main() -> None:
         f"{'weighting':<16} r@5   r@10  r@20  tr@10 chars {extra} "
         "| eval r@1 r@3 r@10 stale@3 stale@10"
     )
+    table: dict[str, dict[str, float]] = {}
     for name, weights in weightings.items():
         overrides = {k: v for k, v in variants[name].items() if k.isupper()}
         saved = {k: os.environ.get(f"MEMORYHUB_{k}") for k in overrides}
         os.environ.update({f"MEMORYHUB_{k}": str(v) for k, v in overrides.items()})
-        figures = _figures(questions, weights) if questions else ""
+        figures, numbers = _figures(questions, weights) if questions else ("", {})
         found = stale = ""
         if not args.no_eval:
             scores = {}
@@ -81,12 +84,16 @@ def main() -> None:
                     scores[k] = evaluated[name]
             found = " ".join(f"{scores[k]['recall@k']:.3f}" for k in (1, 3, 10))
             stale = " ".join(f"{scores[k]['stale_rate']:.3f}" for k in (3, 10))
+            numbers.update({f"memory_eval recall@{k}": scores[k]["recall@k"] for k in (1, 3, 10)})
+            numbers.update({f"memory_eval stale@{k}": scores[k]["stale_rate"] for k in (3, 10)})
+        table[name] = numbers
         print(f"{name:<16} {figures:<35} | {found} {stale}", flush=True)
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(f"MEMORYHUB_{k}", None)
             else:
                 os.environ[f"MEMORYHUB_{k}"] = v
+    report(f"ranking_weights ({args.data_dir.name})", rows_beside(table))
 
 
 @dataclass(frozen=True)
@@ -173,7 +180,7 @@ def _covered(evidence: set[str], seen: set[str], empty_covered: bool) -> bool:
     return len(evidence & seen) >= 0.5 * len(evidence)
 
 
-def _figures(questions: list[_Question], weights: dict) -> str:
+def _figures(questions: list[_Question], weights: dict) -> tuple[str, dict[str, float]]:
     """recall@5/10/20, text recall@10 and the median characters of the top 10 (and, for
     BEAM, the share of updates whose new statement ranks above the old)."""
     from memories.services.retrieval import memories_search
@@ -206,6 +213,11 @@ def _figures(questions: list[_Question], weights: dict) -> str:
             new = min((rank[e] for e in update[0] if e in rank), default=None)
             old = min((rank[e] for e in update[1] if e in rank), default=None)
             ku.append(new is not None and (old is None or new < old))
+    numbers = {f"recall@{k}": round(statistics.mean(recall[k]), 3) for k in KS}
+    numbers["text_recall@10"] = round(statistics.mean(text_recall), 3)
+    numbers["median_chars@10"] = statistics.median(chars)
+    if ku:
+        numbers["update_above_old"] = round(statistics.mean(ku), 3)
     out = " ".join(f"{statistics.mean(recall[k]):.3f}" for k in KS)
     out += f" {statistics.mean(text_recall):.3f} {int(statistics.median(chars)):5d}"
     out += f" {statistics.mean(ku):.3f}" if ku else ""
@@ -213,7 +225,7 @@ def _figures(questions: list[_Question], weights: dict) -> str:
         out += "\n    " + " ".join(
             f"{kind[:12]} {statistics.mean(v):.3f}" for kind, v in sorted(by_kind.items())
         )
-    return out
+    return out, numbers
 
 
 if __name__ == "__main__":

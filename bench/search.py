@@ -25,6 +25,7 @@ import argparse
 import random
 import time
 
+from _report import Row, report
 from _setup import percentile, setup_django
 from search_corpus import QUERIES, data_set_slug, sentence
 
@@ -140,14 +141,15 @@ def _insert(tenant, client_id, space, texts, vectors, rng):
             "search_vector, observed_at, created_at, source_kind, source_ref, origin_agent, "
             "project_id, task_id, run_id, tier, tier_pinned, status, status_reason, "
             "confidence, importance, freshness, usage_count, dup_count, evidence_count, "
-            "last_seen_at, needs_embedding, tags, metadata, updated_at) "
+            "last_seen_at, needs_embedding, tags, metadata, updated_at, topic, topic_probability, "
+            "topics) "
             "SELECT id, %s, %s, 'semantic', 'fact', '', content, hash, 'en', '', '', false, "
             "'', '', NULL, '', '', "
             "memory_search_vector(setweight(to_tsvector('english', folded), 'A'), %s), "
             "seen, now(), "
             "'import', '', '', '', '', '', "
             "'recall', false, 'active', '', 0.8, 0.5, 1.0, usage, 0, 1, seen, false, '{}', "
-            "'{}', now() FROM bench_rows",
+            "'{}', now(), '', 0, '{}' FROM bench_rows",
             [tenant.pk, client_id, client_id],
         )
         cursor.execute(
@@ -286,6 +288,7 @@ def main() -> None:
         "bare HNSW top-10": bare,
         "seed-000 full scan": full_scan,
     }
+    table: list[Row] = []
     for label, runs in mixes.items():
         for fn in methods.values():
             fn(*runs[0])  # warm up
@@ -304,11 +307,16 @@ def main() -> None:
                     f"p95 {percentile(values, 95):8.2f} ms"
                 )
             h, s, b, f = (percentile(results[n], 50) for n in methods)
+            for name, values in results.items():
+                bare_p50 = None if name.startswith("bare") else round(b, 2)
+                p50 = round(percentile(values, 50), 2)
+                table.append(Row(f"{label}, {visit}", f"{name} p50 ms", p50, bare_p50))
             print(
                 f"  hybrid / bare HNSW: {h / b:.2f}x   "
                 f"memories_search() / bare HNSW: {s / b:.2f}x   "
                 f"full scan / hybrid: {f / h:.1f}x (p50)"
             )
+    report(f"search ({args.memories} memories; baseline: bare HNSW top-10)", table)
 
 
 def interleaved(methods: dict, runs: list, full_scan_runs: int) -> dict[str, list[float]]:

@@ -17,6 +17,7 @@ import json
 import time
 from collections import Counter
 
+from _report import Row, report
 from _server import BENCHMARKS
 from _setup import setup_django
 
@@ -68,6 +69,12 @@ def main() -> None:
         )
     mean_chars = sum(len(t) for _, t in texts) / len(texts)
     print(f"{took / len(texts) * 1000:.2f} ms per message (mean {mean_chars:.0f} characters)")
+    table = [
+        Row(source, "messages with something withheld", flagged[source]) for source in sorted(seen)
+    ]
+    table += [Row(source, "messages", seen[source]) for source in sorted(seen)]
+    table.append(Row("all", "ms per message", round(took / len(texts) * 1000, 3)))
+    report("secrets_found", table)
     if args.show:
         for source, kind, before, value in shown:
             print(f"{source} {kind}: …{before!r} → {value[:60]!r}")

@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings_test")
 
+from _report import Row, report  # noqa: E402
 from _tree import run_in  # noqa: E402
 
 from memories.evaluation import secrets as evaluation  # noqa: E402
@@ -113,6 +114,20 @@ def main() -> None:
         b["right"] and not n["right"] for b, n in zip(before["rows"], now["rows"], strict=True)
     )
     print(f"wrong at the branch point and right now: {mended}; right then, wrong now: {broken}")
+    (_, seconds_then), (_, seconds_now) = results.values()
+    then, here = before["overall"], now["overall"]
+    table = [
+        Row(
+            "now",
+            f"{part} of {whole}",
+            f"{here[part]}/{here[whole]}",
+            f"{then[part]}/{then[whole]}",
+        )
+        for part, whole in (("withheld", "secrets"), ("kept", "look_alikes"))
+    ]
+    now_ms, then_ms = (round(s / len(rows) * 1000, 3) for s in (seconds_now, seconds_then))
+    table.append(Row("now", "ms per sentence", now_ms, then_ms))
+    report(f"secrets_said (baseline: {args.baseline})", table)
     if args.show:
         for row in now["rows"]:
             if not row["right"]:
