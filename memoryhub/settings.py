@@ -1,4 +1,4 @@
-"""memoryhub settings: every knob comes from the environment (see README, Configuration)."""
+"""memoryhub settings: every knob comes from the environment (see docs/configuration.md)."""
 
 from __future__ import annotations
 
@@ -324,7 +324,7 @@ MEMORYHUB_WEBHOOK_ALLOW_PRIVATE = env_bool("MEMORYHUB_WEBHOOK_ALLOW_PRIVATE", Fa
 # Seconds a request's body may take to arrive under ``manage.py serve`` (then 408): a client
 # sending slowly holds a slot of the server's. Headers have 5 s (granian's option, see
 # memoryhub/serving.py). In front of the server, a buffering proxy does both for every
-# connection (README, Serving and operations).
+# connection (docs/operations.md, Serving and operations).
 MEMORYHUB_BODY_TIMEOUT = float(env("MEMORYHUB_BODY_TIMEOUT", "20"))
 
 # --- Observability (memoryhub/observability/): JSON logs with the request id, one access

@@ -7,7 +7,7 @@ lexeme PostgreSQL would have stored. Each stem is then replaced by an HMAC under
 tenant's index key, truncated to 80 bits: the database stores and matches tokens it
 cannot read, in the ``simple`` configuration, at the positions the words had.
 
-What it cannot do (README "Encrypted tenants"): prefix and fuzzy matching, and phrase
+What it cannot do (docs/privacy.md): prefix and fuzzy matching, and phrase
 structure beyond positions; PostgreSQL's parser special cases (e-mail addresses, URLs,
 hyphenated words, decimals) are split as plain words. Equal stems give equal tokens, so
 someone with the database sees how often a token occurs and which rows share it.

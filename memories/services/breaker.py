@@ -18,7 +18,7 @@ once (to the next provider, to no vector, to the heuristic extractor).
   and is not limited.
 
 The state lives in the process: each web process and worker learns on its own (see
-README, "How it scales out": provider failures); nothing here touches the database.
+docs/operations.md, "How it scales out": provider failures); nothing here touches the database.
 """
 
 from __future__ import annotations

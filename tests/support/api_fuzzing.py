@@ -46,7 +46,7 @@ CONFIG = schemathesis.Config.from_dict(
             },
             {
                 # An erased client's reference is the caller's: a supervisor's next event
-                # under it creates a new client, which then answers (README, Webhooks). That
+                # under it creates a new client, which then answers (docs/webhooks.md). That
                 # erasure leaves nothing behind is checked where the run cannot tell the two
                 # apart: tests/test_erasure_export.py.
                 "include-path-regex": "^/api/v1/clients/",

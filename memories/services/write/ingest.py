@@ -96,7 +96,7 @@ def _events_ingest(user, tenant: Tenant, items: list[EventInput], actor_label: s
     now = timezone.now()
     prepared = prepare_all(items, now, tenant=tenant)
     add_contexts(tenant, prepared)
-    # A tenant with vector search off stores no vectors at all (README: encrypted tenants).
+    # A tenant with vector search off stores no vectors at all (docs/privacy.md).
     pending = None
     if tenant.vector_search_enabled:
         pending = embedding_started(tenant, prepared, known=_said_before(tenant, found, prepared))
