@@ -569,3 +569,59 @@ def test_a_clause_is_not_split_before_a_part_that_says_nothing_alone(text, whole
     contents = [c.content for c in extract(text, source="chat", observed_at=OBSERVED_AT)]
     assert any(whole in c for c in contents), contents
     assert any(c.startswith(apart) and whole not in c for c in contents), contents
+
+
+@pytest.mark.parametrize(
+    ("text", "attribute"),
+    [
+        # A change told in a past tense with the month it happened is what is true now,
+        # not a plan: the month dates it.
+        ("We moved to Turin in May.", "residence:turin"),
+        ("A maggio ci siamo trasferiti a Torino.", "residence:torino"),
+        ("Well, I separated from my husband in January.", "marital_status:separated"),
+        ("We married in June.", "marital_status:married"),
+        (
+            "I left the bank in March and now I work freelance as a consultant.",
+            "occupation:consultant",
+        ),
+    ],
+)
+def test_a_change_told_in_the_past_is_a_fact_dated_by_its_month(text, attribute):
+    [candidate] = extract(text, speaker="client", observed_at=OBSERVED_AT)
+    assert (candidate.kind, candidate.category) == ("semantic", "fact")
+    assert f"{candidate.attribute}:{candidate.value}" == attribute
+    assert candidate.occurred is not None and candidate.occurred.precision == "month"
+    assert candidate.occurred.day <= OBSERVED_AT.date()
+    assert candidate.expires_at is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Please call me on Wednesdays.",
+        "Mi chiami il mercoledì.",
+        "Chiamami dopo le sei.",
+        "Llámame los miércoles.",
+        "Llámeme por las tardes.",
+    ],
+)
+def test_asked_to_call_in_any_form_is_how_to_reach_the_client(text):
+    """The imperative, familiar or polite, says how the client wants to be reached."""
+    assert [
+        (c.kind, c.category, c.attribute, c.value)
+        for c in extract(text, speaker="client", observed_at=OBSERVED_AT)
+    ] == [("semantic", "preference", "contact_channel", "phone")]
+
+
+@pytest.mark.parametrize(
+    ("text", "ahead"),
+    [
+        ("I've got about 50,000 euros in a term deposit that matures in June.", True),
+        ("Ho circa 50.000 euro in un deposito vincolato che scade a giugno.", True),
+        ("I got a raise in March.", False),
+    ],
+)
+def test_what_one_has_got_is_not_a_past_tense(text, ahead):
+    [candidate] = extract(text, speaker="client", observed_at=OBSERVED_AT)
+    assert candidate.occurred is not None
+    assert (candidate.occurred.day > OBSERVED_AT.date()) is ahead

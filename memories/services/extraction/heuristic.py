@@ -87,6 +87,7 @@ from memories.services.extraction.normalise import (
 from memories.services.extraction.time_expressions import (
     Happened,
     looks_ahead,
+    looks_back,
     resolve_time,
     resolve_when,
     still_ahead,
@@ -295,8 +296,14 @@ def _candidate(
             match = Match(None, "decision", folded)
         else:
             return None
-    if match.rule and match.rule.hint in ("residence", "employer") and time.until:
-        match = replace(match, category="event")  # "we move to Lugano next month": not yet true
+    if (
+        match.rule
+        and match.rule.hint in ("residence", "employer")
+        and time.until
+        and not looks_back(folded)
+    ):
+        # "we move to Lugano next month": not yet true ("we moved to Turin in May" is)
+        match = replace(match, category="event")
     category = match.category
     kind = {"procedural": "procedural", "decision": "decision", "event": "episodic"}.get(
         category, "semantic"
