@@ -625,3 +625,39 @@ def test_what_one_has_got_is_not_a_past_tense(text, ahead):
     [candidate] = extract(text, speaker="client", observed_at=OBSERVED_AT)
     assert candidate.occurred is not None
     assert (candidate.occurred.day > OBSERVED_AT.date()) is ahead
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "They need to be back with the provider in a fortnight, and I'd rather you checked "
+        "them first.",
+        "Dentro de quince días tengo la inspección de Sanidad en la clínica y quiero tener "
+        "la cabeza libre.",
+        "Entro fine mese devo firmare il rogito dal notaio, e preferisco che lei ci sia.",
+    ],
+)
+def test_a_plan_beside_a_preference_keeps_its_day(text):
+    """A clause that names a day ahead is a plan of its own: it is not folded into the
+    preference beside it, which never goes by, so it comes up and then becomes past."""
+    plan, preference = extract(text, speaker="client", observed_at=OBSERVED_AT)
+    assert plan.category in ("event", "constraint")
+    assert plan.expires_at is not None and plan.expires_at > OBSERVED_AT
+    assert (preference.category, preference.expires_at) == ("preference", None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Estamos pensando en comprar un piso, quizás el año que viene.", "I left the bank in March."],
+)
+def test_a_day_alone_or_told_in_the_past_is_no_plan_of_its_own(text):
+    assert len(extract(text, speaker="client", observed_at=OBSERVED_AT)) == 1
+
+
+def test_what_one_needs_by_a_day_looks_ahead():
+    [candidate] = extract(
+        "By the end of March I need the money ready for my daughter's wedding.",
+        speaker="client",
+        observed_at=OBSERVED_AT,
+    )
+    assert candidate.expires_at is not None and candidate.expires_at > OBSERVED_AT
