@@ -34,6 +34,7 @@ from memories.selectors.contradictions import has_contradictory_facts
 from memories.selectors.when import when_told
 from memories.services.client_data.erasure import client_erase
 from memories.services.retrieval import memories_search
+from memories.services.retrieval.floor import hits_matching
 from profiles.pages.assign import assignment_panel
 from profiles.pages.panels import attach_produced, client_panels
 from profiles.services.context import coming_up, core_memories
@@ -216,6 +217,9 @@ def _memory_results(request, client) -> dict:
             filters=permissions.readable_filters(request.user, client, form.filters()),
             record_access=False,
         )
+        # The search's own floor decides whether there is an answer at all; a person is
+        # shown as matches only the hits that match by themselves, not the ranking's tail.
+        hits = hits_matching(hits, client)
         return {**base, "mode": "search", "items": [_item(h.memory, h) for h in hits]}
     memories = (
         permissions.memories_visible_to(request.user, client.tenant)
