@@ -151,22 +151,27 @@ def client_detail(request, client_id):
 
 @login_required
 def client_memories(request, client_id):
-    """The memory list fragment: a search or the newest memories, filtered and paged."""
+    """The memory list fragment: a search or the newest memories, filtered and paged.
+    Opened directly (not by htmx), the whole client page with that list."""
+    if not request.htmx:
+        return client_detail(request, client_id)
     client = permissions.client_by_id_for_read(request.user, client_id)
     context = {"client": client, **_memory_results(request, client)}
     response = render(request, "profiles/client_detail.html#memory-results", context)
-    if request.htmx:
-        page_url = reverse("profiles:client", args=[client.pk])
-        push_url(response, f"{page_url}?{context['query_string']}".rstrip("?"))
+    page_url = reverse("profiles:client", args=[client.pk])
+    push_url(response, f"{page_url}?{context['query_string']}".rstrip("?"))
     return response
 
 
 @login_required
 def client_timeline(request, client_id):
-    """One page of the client's sessions and events (the raw record)."""
+    """One page of the client's sessions and events (the raw record). Opened directly
+    (not by htmx: a link copied, a page reloaded), the whole client page at that page."""
     client = permissions.client_by_id_for_read(request.user, client_id)
     if not permissions.can_read_history(request.user, client):
         raise Http404("Client not found.")
+    if not request.htmx:
+        return client_detail(request, client_id)
     context = {"client": client, **_timeline(request, client)}
     return render(request, "profiles/client_detail.html#timeline", context)
 
