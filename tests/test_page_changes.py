@@ -45,6 +45,15 @@ def test_an_advisor_corrects_a_memory_and_lands_on_the_new_one(client, personas,
     assert email.status == "superseded"
 
 
+def test_the_correction_starts_from_todays_text(client, personas, email):
+    client.force_login(personas.advisor)
+    page = client.get(f"/memories/{email.pk}/").content.decode()
+    assert (
+        '<textarea id="id_correct_content" name="content" rows="3" maxlength="2000" required>'
+        "Prefers to be contacted by email.</textarea>"
+    ) in page
+
+
 def test_a_refused_correction_keeps_what_was_typed_and_changes_nothing(client, personas, email):
     client.force_login(personas.advisor)
     with unchanged():

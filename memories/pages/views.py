@@ -97,7 +97,8 @@ def _changes_context(user, memory, **bound) -> dict:
     return {
         "can_change": memory.status in LIVE_STATUSES and permissions.can_write_memory(user, memory),
         "can_read_audit": permissions.can_read_audit(user, memory.client),
-        "correction_form": CorrectionForm(),
+        # Today's text to edit: most corrections change a word or a date, not everything.
+        "correction_form": CorrectionForm(initial={"content": memory.content}),
         "forget_form": ForgetForm(),
         "undo_form": UndoForm(initial={"entry": undo.pk} if undo else None),
         "undo_entry": undo,
