@@ -181,7 +181,8 @@ def _accept_new(s: _Settling) -> Memory:
                 tier=Tier.CORE,
                 actor=s.actor,
                 actor_label=s.actor_label,
-                reason=f"takes the core place of {s.old.pk} (review {s.item.pk})",
+                reason="takes the core place of the memory it superseded in review",
+                because_of={"replaces": str(s.old.pk), "review_item": str(s.item.pk)},
             )
     return invalidated
 
