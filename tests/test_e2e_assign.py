@@ -54,3 +54,12 @@ def test_a_supervisor_assigns_an_agent_created_client_and_the_advisor_sees_it(pa
     page.goto("/clients/")
     link = page.get_by_role("link", name=re.compile("Laura Conti"))
     assert link.inner_text().split("\n") == ["Laura Conti", "laura-conti · Italian"]
+
+
+def test_the_admins_object_permissions_page_logs_no_policy_error(page, personas):
+    """The admin's door stays open too, and Chromium refuses nothing on it (``page``
+    fails the test on any console error)."""
+    login(page, "admin")
+    page.goto(f"/admin/memories/client/{personas.client.pk}/permissions/")
+    page.get_by_role("heading", name=re.compile("Object permissions")).first.wait_for()
+    assert page.locator("style").count() == 0
