@@ -160,24 +160,24 @@ def test_a_supervisor_chooses_who_advises_a_client(as_supervisor, personas):
 
 
 @pytest.mark.parametrize(
-    ("body", "field", "message"),
+    ("body", "status", "field", "message"),
     [
-        ({"advisors": ["nobody"]}, "advisors", "'nobody' is not an advisor of this tenant."),
-        ({"advisors": ["supervisor"]}, "advisors", "'supervisor' is not an advisor"),
-        ({"advisors": ["outsider"]}, "advisors", "'outsider' is not an advisor"),
-        ({"advisors": [], "groups": ["mixed"]}, "groups", "'mixed' is not a group of this"),
-        ({"advisors": "advisor"}, "advisors", 'Expected a list of items but got type "str".'),
-        ({"groups": []}, "advisors", "This field is required."),
+        ({"advisors": ["nobody"]}, 404, "advisors", "'nobody' is not an advisor of this tenant."),
+        ({"advisors": ["supervisor"]}, 404, "advisors", "'supervisor' is not an advisor"),
+        ({"advisors": ["outsider"]}, 404, "advisors", "'outsider' is not an advisor"),
+        ({"advisors": [], "groups": ["mixed"]}, 404, "groups", "'mixed' is not a group of"),
+        ({"advisors": "advisor"}, 400, "advisors", 'Expected a list of items but got type "str"'),
+        ({"groups": []}, 400, "advisors", "This field is required."),
     ],
 )
 def test_only_the_tenants_advisors_and_groups_can_be_chosen(
-    as_supervisor, personas, body, field, message
+    as_supervisor, personas, body, status, field, message
 ):
     mixed = Group.objects.create(name="mixed")  # holds someone of another tenant
     personas.advisor2.groups.add(mixed)
     personas.outsider.groups.add(mixed)
     before = take()
     response = as_supervisor.put("/api/v1/clients/emma/advisors/", body, format="json")
-    assert response.status_code == 400
+    assert response.status_code == status
     assert response.json()["error"]["fields"][field][0].startswith(message)
     assert take().changes(before) == []

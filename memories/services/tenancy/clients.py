@@ -14,7 +14,7 @@ from django.db import transaction
 from guardian.shortcuts import assign_perm, remove_perm
 
 from memories import permissions
-from memories.errors import DomainError
+from memories.errors import DomainError, NotFound
 from memories.languages import CLIENT_LANGUAGES
 from memories.models import Client, Role, Tenant
 from memories.selectors.assignment import (
@@ -135,7 +135,7 @@ def client_assignment_set(
     """Make ``advisors`` (usernames) and ``groups`` (names) exactly who advises ``client``:
     the ones missing are assigned, the others unassigned, each in the audit trail. Only
     the tenant's advisors and groups (``selectors.assignment``) can be chosen; a name that
-    is not one of them refuses the whole change."""
+    is not one of them refuses the whole change (404, as an unknown reference)."""
     wanted_users, wanted_groups = set(advisors), set(groups)
     users = {
         u.username: u for u in tenant_advisors(client.tenant_id).filter(username__in=wanted_users)
@@ -149,7 +149,7 @@ def client_assignment_set(
             f"{name!r} is not a group of this tenant's members." for name in unknown
         ]
     if fields:
-        raise DomainError(
+        raise NotFound(
             "Nothing was changed: " + " ".join(m for ms in fields.values() for m in ms),
             fields=fields,
         )
