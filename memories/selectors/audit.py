@@ -10,8 +10,10 @@ correction that superseded it, a statement that updated it).
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db.models import CharField, Q, QuerySet
 from django.db.models.functions import Cast
@@ -54,6 +56,10 @@ ACTION_LABELS = {
     "promotion.reject": "rejected a promotion",
     "client.assign_advisor": "assigned an advisor",
     "client.unassign_advisor": "unassigned an advisor",
+    "client.assign_group": "gave a group the client",
+    "client.unassign_group": "took the client from a group",
+    "client.create": "created the client",
+    "client.update": "changed the client's name or language",
     "client.imported": "imported the client",
 }
 # The memory ids an entry's data names, and how each reads.
@@ -66,7 +72,24 @@ LINK_LABELS = {
     "invalidated": "invalidated",
     "restored": "restored",
     "deleted": "deleted",
+    "replaces": "takes the place of",
 }
+# The review items an entry's data names.
+REVIEW_KEYS = ("review_item",)
+# An id in an entry's reason (entries written before ids moved to ``data``): shown as the
+# memory or the review it names, never as an id.
+_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+
+
+@dataclass(frozen=True)
+class ReviewLink:
+    """A review item, as the trail links to it: the trail of its memory, at the entry
+    that decided it (or opened it, while it is open)."""
+
+    memory: Memory
+    entry_id: int
+    at: datetime
+    decided: bool
 
 
 @dataclass
@@ -76,6 +99,10 @@ class AuditRow:
     subject: Memory | None  # the memory the entry is about, if the reader may see it
     links: list[tuple[str, Memory]] = field(default_factory=list)
     details: list[tuple[str, str]] = field(default_factory=list)  # tier moves and the like
+    reviews: list[ReviewLink] = field(default_factory=list)  # the review items it names
+    # The reason, its ids made the memories and reviews they name: ("text", str),
+    # ("memory", Memory), ("review", ReviewLink) or ("hidden", "") for one not shown.
+    reason_parts: list[tuple[str, object]] = field(default_factory=list)
     undoable: bool = False  # a correction or forget not undone yet
     undone: bool = False  # a correction or forget undone since
 
@@ -185,10 +212,21 @@ def audit_rows(user, tenant_id, entries) -> list[AuditRow]:
     wanted = {e.object_id for e in entries if e.object_type == "memory"}
     for entry in entries:
         wanted |= _named(entry)
+    in_reasons = {i for e in entries for i in _ID.findall(e.reason or "")}
+    review_ids = {str(e.data.get(k)) for e in entries for k in REVIEW_KEYS if e.data.get(k)}
+    review_entries = _review_entries(tenant_id, review_ids | in_reasons)
+    wanted |= in_reasons | {str(e.data.get("memory")) for e in review_entries.values()}
     visible = permissions.memories_visible_to(user, tenant_id).in_bulk(
         [i for i in wanted if _is_uuid(i)]
     )
     by_id = {str(k): v for k, v in visible.items()}
+    reviews = {
+        review_id: ReviewLink(
+            by_id[str(e.data.get("memory"))], e.pk, e.at, e.action == "review.decide"
+        )
+        for review_id, e in review_entries.items()
+        if str(e.data.get("memory")) in by_id
+    }
     undone = undone_entries(entries)
     rows = []
     for entry in entries:
@@ -208,6 +246,8 @@ def audit_rows(user, tenant_id, entries) -> list[AuditRow]:
                 subject=subject,
                 links=links,
                 details=_details(entry.action, data),
+                reviews=[reviews[str(data[k])] for k in REVIEW_KEYS if str(data.get(k)) in reviews],
+                reason_parts=_reason_parts(entry.reason or "", by_id, reviews),
                 undoable=entry.action in UNDOABLE
                 and str(entry.pk) not in undone
                 and not entry.data.get("imported"),
@@ -217,6 +257,41 @@ def audit_rows(user, tenant_id, entries) -> list[AuditRow]:
     return rows
 
 
+def _review_entries(tenant_id, review_ids: set[str]) -> dict[str, AuditEntry]:
+    """review item id → the entry that decided it (else the one that opened it), of those
+    of ``review_ids`` the trail holds: the review's memory is in its data."""
+    entries = AuditEntry.objects.filter(
+        tenant_id=tenant_id,
+        object_type="review_item",
+        object_id__in=review_ids,
+        action__in=("review.open", "review.decide"),
+    ).order_by("at", "pk")
+    found: dict[str, AuditEntry] = {}
+    for entry in entries:
+        if entry.action == "review.decide" or entry.object_id not in found:
+            found[entry.object_id] = entry
+    return found
+
+
+def _reason_parts(reason: str, memories: dict, reviews: dict) -> list[tuple[str, object]]:
+    parts: list[tuple[str, object]] = []
+    at = 0
+    for match in _ID.finditer(reason):
+        if match.start() > at:
+            parts.append(("text", reason[at : match.start()]))
+        found = match.group()
+        if found in reviews:
+            parts.append(("review", reviews[found]))
+        elif found in memories:
+            parts.append(("memory", memories[found]))
+        else:
+            parts.append(("hidden", ""))
+        at = match.end()
+    if at < len(reason):
+        parts.append(("text", reason[at:]))
+    return parts
+
+
 def _details(action: str, data: dict) -> list[tuple[str, str]]:
     if action == "memory.set_tier":
         moved = data.get("from") != data.get("to")  # else: pinned where it was
@@ -224,6 +299,12 @@ def _details(action: str, data: dict) -> list[tuple[str, str]]:
         return [("tier", tier)] + ([("pinned", "yes")] if data.get("pinned") else [])
     if action == "review.decide":
         return [("decision", str(data.get("decision", "")).replace("_", " "))]
+    if action in ("client.assign_advisor", "client.unassign_advisor"):
+        return [("advisor", str(data.get("advisor", "")))]
+    if action in ("client.assign_group", "client.unassign_group"):
+        return [("group", str(data.get("group", "")))]
+    if action in ("client.create", "client.update"):
+        return [("fields", ", ".join(data.get("fields") or []))]
     if action == "memory.feedback":
         return [("useful", "yes" if data.get("useful") else "no")]
     if action in ("memory.forget", "memory.correct") and isinstance(data.get("before"), dict):
