@@ -100,14 +100,16 @@ QUERY_ERRORS = errors(400, 401, 403, 404, 429)  # a GET with query parameters
 ONE_MEMORY_ERRORS = errors(401, 403, 404, 429)  # a GET of one memory by id
 
 
-def ok(serializer, description: str, example: dict, status: int = 200) -> dict:
-    return {
-        status: OpenApiResponse(
-            serializer,
-            description=description,
-            examples=[OpenApiExample(description, value=example, response_only=True)],
-        )
-    }
+def ok(
+    serializer, description: str, example: dict, status: int = 200, *, more: dict | None = None
+) -> dict:
+    """The answer of ``status``, with its example (and ``more`` of them, by name)."""
+    examples = [OpenApiExample(description, value=example, response_only=True)]
+    examples += [
+        OpenApiExample(name, value=value, response_only=True)
+        for name, value in (more or {}).items()
+    ]
+    return {status: OpenApiResponse(serializer, description=description, examples=examples)}
 
 
 def request_example(name: str, value: dict) -> OpenApiExample:
@@ -196,6 +198,15 @@ _HIT = {
     "content": "I prefer to be contacted by email.",
     "kind": "semantic",
     "category": "preference",
+    "observed_at": "2026-11-30T09:15:00Z",
+    "past": False,
+    "speaker": "client",
+    "subject": "",
+    "occurred_on": None,
+    "occurred_precision": "",
+}
+_EXPLAINED_HIT = {
+    **_HIT,
     "tier": "recall",
     "status": "active",
     "score": 0.71,
@@ -206,8 +217,6 @@ _HIT = {
         "recency": 0.93,
         "confidence": 0.85,
     },
-    "observed_at": "2026-11-30T09:15:00Z",
-    "past": False,
     "tags": [],
     "evidence": [
         {"event": EVENT_ID, "external_id": "msg-1001", "observed_at": "2026-11-30T09:15:00Z"}
@@ -223,26 +232,27 @@ SEARCH_REQUEST = request_example(
     },
 )
 SEARCH_RESULT = {"results": [_HIT]}
+SEARCH_EXPLAINED = {"results": [_EXPLAINED_HIT]}
 
 CONTEXT_REQUEST = request_example(
     "before answering a message",
     {"client": "emma-clarke", "message": "Can we meet on Thursday?", "budget_chars": 1500},
 )
+_PROFILE = {
+    "static": [
+        {
+            "memory": MEMORY_ID,
+            "text": "I prefer to be contacted by email.",
+            "kind": "semantic",
+            "category": "preference",
+            "confidence": 0.85,
+            "observed_at": "2026-11-30T09:15:00Z",
+            "disputed_by": [],
+        }
+    ],
+    "dynamic": [],
+}
 CONTEXT_RESULT = {
-    "profile": {
-        "static": [
-            {
-                "memory": MEMORY_ID,
-                "text": "I prefer to be contacted by email.",
-                "kind": "semantic",
-                "category": "preference",
-                "confidence": 0.85,
-                "observed_at": "2026-11-30T09:15:00Z",
-                "disputed_by": [],
-            }
-        ],
-        "dynamic": [],
-    },
     "core": [
         {
             "id": OLD_ID,
@@ -270,9 +280,14 @@ CONTEXT_RESULT = {
     "- 2026-12-12 · I sign the mortgage on 12 December.",
 }
 
+CONTEXT_EXPLAINED = {
+    "profile": _PROFILE,
+    **CONTEXT_RESULT,
+    "memories": [{**_EXPLAINED_HIT, "disputed_by": []}],
+}
 CLIENT_PROFILE = {
     "client": "emma-clarke",
-    "profile": CONTEXT_RESULT["profile"],
+    "profile": _PROFILE,
     "core": CONTEXT_RESULT["core"],
 }
 
@@ -395,6 +410,14 @@ TOOLS = {
 
 # --- clients: erasure and export ---
 
+EXPLAIN_PARAMETER = OpenApiParameter(
+    "explain",
+    type=bool,
+    location=OpenApiParameter.QUERY,
+    required=False,
+    description="true: the answer also says why each memory ranked where it did (as the "
+    "body's `explain`).",
+)
 CLIENT_REF_PARAMETER = OpenApiParameter(
     "ref",
     # What a reference can be: as events' `client` accepts it.

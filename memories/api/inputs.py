@@ -219,6 +219,12 @@ class SearchInSerializer(StrictSerializer):
         "left out.",
     )
     filters = FiltersSerializer(required=False, default=dict)
+    explain = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text="true: each result also carries why it ranked where it did (score, scores, "
+        "tier, status, tags, evidence). Also as the query parameter ?explain=true.",
+    )
 
 
 class ContextInSerializer(StrictSerializer):
@@ -226,6 +232,13 @@ class ContextInSerializer(StrictSerializer):
     message = StrictCharField(max_length=8000)
     budget_chars = StrictIntegerField(min_value=200, max_value=50_000, default=2000)
     k = StrictIntegerField(min_value=1, max_value=50, default=8)
+    explain = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text="true: each memory also carries why it ranked where it did (score, scores, "
+        "tier, status, tags, evidence) and each profile entry its confidence. Also as the "
+        "query parameter ?explain=true.",
+    )
 
 
 class ForgetInSerializer(StrictSerializer):

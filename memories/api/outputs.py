@@ -4,6 +4,7 @@ that write the same dicts by hand on the hot paths."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from django.utils import timezone
 from rest_framework import serializers
@@ -146,51 +147,71 @@ class EvidenceOutSerializer(serializers.Serializer):
     observed_at = serializers.DateTimeField()
 
 
+# Said of the fields an answer holds only when asked with ``explain``.
+EXPLAINED: dict[str, Any] = {"required": False, "help_text": "With explain only."}
+
+
 class SearchHitSerializer(serializers.Serializer):
+    """A memory as an agent reads it: its words, kind and category, who said it about whom,
+    when it was said and when what it tells of happens (past or ahead), and its id to act
+    on. Why it ranked where it did (score and components, tier, status, tags, evidence)
+    only with ``explain``."""
+
     id = serializers.UUIDField()
     content = serializers.CharField()
     kind = serializers.CharField()
     category = serializers.CharField()
-    tier = serializers.CharField()
-    status = serializers.CharField()
-    score = serializers.FloatField()
-    scores = serializers.DictField(child=serializers.FloatField())
-    observed_at = serializers.DateTimeField()
+    observed_at = serializers.DateTimeField(help_text="When it was said.")
     past = serializers.BooleanField(
         help_text="A plan or deadline whose day has gone by (ranked a little lower)."
     )
     speaker = serializers.CharField()
     subject = serializers.CharField()
-    occurred_on = serializers.DateField(allow_null=True)
+    occurred_on = serializers.DateField(
+        allow_null=True,
+        help_text="When what it tells of happens or happened (ahead of today: still to "
+        "come); null: when it was said.",
+    )
     occurred_precision = serializers.ChoiceField(choices=["", *Precision.values])
-    tags = serializers.ListField(child=serializers.CharField())
-    evidence = EvidenceOutSerializer(many=True)
+    tier = serializers.CharField(**EXPLAINED)
+    status = serializers.CharField(**EXPLAINED)
+    score = serializers.FloatField(**EXPLAINED)
+    scores = serializers.DictField(child=serializers.FloatField(), **EXPLAINED)
+    tags = serializers.ListField(child=serializers.CharField(), **EXPLAINED)
+    evidence = EvidenceOutSerializer(many=True, **EXPLAINED)
 
 
-def hit_data(hit) -> dict:
+def hit_data(hit, *, explain: bool = False) -> dict:
+    """A search hit as ``SearchHitSerializer`` (its explaining fields with ``explain``)."""
     memory = hit.memory
-    return {
+    data = {
         "id": str(memory.pk),
         "content": memory.content,
         "kind": memory.kind,
         "category": memory.category,
-        "tier": memory.tier,
-        "status": memory.status,
-        "score": hit.score,
-        "scores": hit.scores,
         "observed_at": datetime_out(memory.observed_at),
         "past": bool(hit.scores.get("past")),
         **_attribution(memory),
-        "tags": list(memory.tags),
-        "evidence": [
-            {
-                "event": e["event"],
-                "external_id": e["external_id"],
-                "observed_at": datetime_out(e["observed_at"]),
-            }
-            for e in hit.evidence
-        ],
     }
+    if explain:
+        data.update(
+            {
+                "tier": memory.tier,
+                "status": memory.status,
+                "score": hit.score,
+                "scores": hit.scores,
+                "tags": list(memory.tags),
+                "evidence": [
+                    {
+                        "event": e["event"],
+                        "external_id": e["external_id"],
+                        "observed_at": datetime_out(e["observed_at"]),
+                    }
+                    for e in hit.evidence
+                ],
+            }
+        )
+    return data
 
 
 def memory_detail_data(memory, *, evidence: list[dict], relations: list[dict]) -> dict:

@@ -123,7 +123,12 @@ class ComingUpSerializer(CoreOutSerializer):
 
 
 class ContextOutSerializer(serializers.Serializer):
-    profile = ProfileOutSerializer()
+    profile = ProfileOutSerializer(
+        required=False,
+        help_text="The client's profile as data. With explain only: by default its entries "
+        "are in `text`, as the agent reads them (and GET /api/v1/clients/{ref}/profile/ "
+        "gives it alone).",
+    )
     core = CoreOutSerializer(many=True)
     memories = ContextHitSerializer(many=True)
     coming_up = ComingUpSerializer(

@@ -97,8 +97,10 @@ def reindexed(error: MemoryHubError, *, offset: int, stored: list) -> MemoryHubE
     return error
 
 
-def search_body(client, query, k, filters: Filters | None, budget_chars) -> dict:
+def search_body(client, query, k, filters: Filters | None, budget_chars, explain=False) -> dict:
     body: dict[str, Any] = {"client": client, "query": query, "k": k}
+    if explain:  # sent only when asked: a server from before explain takes the call too
+        body["explain"] = True
     if filters:
         body["filters"] = dict(filters)
     if budget_chars is not None:

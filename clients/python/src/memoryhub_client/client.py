@@ -119,14 +119,27 @@ class MemoryHub:
         k: int = 10,
         filters: Filters | None = None,
         budget_chars: int | None = None,
+        explain: bool = False,
     ) -> list[SearchHit]:
-        body = c.search_body(client, query, k, filters, budget_chars)
+        """The memories most relevant to ``query``, best first; ``explain=True`` adds why
+        each ranked where it did (score, scores, tier, status, tags, evidence)."""
+        body = c.search_body(client, query, k, filters, budget_chars, explain)
         return cast(list[SearchHit], self._send(c.call("search", json=body, unwrap="results")))
 
     def context(
-        self, client: str, message: str, *, budget_chars: int = 2000, k: int = 8
+        self,
+        client: str,
+        message: str,
+        *,
+        budget_chars: int = 2000,
+        k: int = 8,
+        explain: bool = False,
     ) -> Context:
+        """What to put in the prompt for ``message`` (``text``) and the memories in it;
+        ``explain=True`` adds the profile as data and why each memory ranked."""
         body = {"client": client, "message": message, "budget_chars": budget_chars, "k": k}
+        if explain:
+            body["explain"] = True
         return cast(Context, self._send(c.call("context", json=body)))
 
     def profile(self, client: str) -> ClientProfile:

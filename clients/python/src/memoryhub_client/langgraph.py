@@ -255,7 +255,11 @@ class MemoryHubStore(BaseStore):
             wanted = op.limit + op.offset
             if op.query:
                 hits = self.hub.search(
-                    client, op.query, k=min(wanted, 100), filters=_server_filters(op.filter) or None
+                    client,
+                    op.query,
+                    k=min(wanted, 100),
+                    filters=_server_filters(op.filter) or None,
+                    explain=True,  # an item's score, tier and status
                 )
                 return self._search_items(op, [dict(h) for h in hits])
             recent = self.hub.list_memories(client, **_newest(op))
@@ -305,7 +309,11 @@ class MemoryHubStore(BaseStore):
             wanted = op.limit + op.offset
             if op.query:
                 hits = await hub.search(
-                    client, op.query, k=min(wanted, 100), filters=_server_filters(op.filter) or None
+                    client,
+                    op.query,
+                    k=min(wanted, 100),
+                    filters=_server_filters(op.filter) or None,
+                    explain=True,  # an item's score, tier and status
                 )
                 return self._search_items(op, [dict(h) for h in hits])
             recent = await hub.list_memories(client, **_newest(op))

@@ -113,22 +113,26 @@ class EvidenceRef(TypedDict):
 
 
 class SearchHit(TypedDict):
+    """A memory as search and context answer it: its words, kind and category, who said
+    it about whom, when it was said and when what it tells of happens, and its id. The
+    keys marked "explain" are there only when asked with ``explain=True``."""
+
     id: str
     content: str
     kind: Kind
     category: str
-    tier: Tier
-    status: Status
-    score: float
-    scores: dict[str, float]
     observed_at: str
     past: bool
     speaker: str
     subject: str
     occurred_on: str | None
     occurred_precision: str
-    tags: list[str]
-    evidence: list[EvidenceRef]
+    tier: NotRequired[Tier]  # explain
+    status: NotRequired[Status]  # explain
+    score: NotRequired[float]  # explain
+    scores: NotRequired[dict[str, float]]  # explain: the score's components
+    tags: NotRequired[list[str]]  # explain
+    evidence: NotRequired[list[EvidenceRef]]  # explain
 
 
 class ProfileEntry(TypedDict):
@@ -167,7 +171,7 @@ class ComingUp(CoreMemory):
 
 
 class Context(TypedDict):
-    profile: Profile
+    profile: NotRequired[Profile]  # explain (its entries are in text)
     core: list[CoreMemory]
     memories: list[ContextHit]
     coming_up: list[ComingUp]
