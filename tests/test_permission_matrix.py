@@ -117,6 +117,8 @@ READ_EMMA = cells(200, advisor2=404, heir=404)  # outsider: their own tenant's e
 WRITE_EMMA = cells(201, advisor2=404, client=403, heir=403)
 MEMORY_READ = cells(200, outsider=404, advisor2=404, client=404, heir=404)
 API_405 = cells(405)
+ITEMS_READ = cells(200, advisor2=404, heir=404, client=403)
+ITEM_DELETE = cells(200, advisor2=404, outsider=404, client=403, heir=403)
 OPEN_200, OPEN_405 = cells(200, anonymous=200), cells(405, anonymous=405)
 
 # Reviews: a role that decides none is refused before the item is looked up.
@@ -204,6 +206,9 @@ ROWS = [
         check=_only_core,
     ),
     Row("search", "get", "/api/v1/search/", API_405, "read"),
+    # Items hold what was put as it was put: read by the roles that may write memory.
+    Row("items emma", "get", "/api/v1/items/?client=emma", ITEMS_READ, "read"),
+    Row("item emma", "delete", "/api/v1/items/?client=emma&key=turn-1", ITEM_DELETE, "write"),
     Row(
         "memories emma", "get", "/api/v1/memories/?client=emma", READ_EMMA, "read", check=_only_core
     ),
@@ -551,6 +556,7 @@ def world(personas) -> World:
     factories.MemoryFactory.create(
         client=personas.foreign_client, content="Globex emma likes golf."
     )
+    factories.EventFactory.create(client=personas.client, item_key="turn-1")
     newer = memory(personas.client, Tier.RECALL, "Prefers phone calls.")
     conflict = factories.ReviewItemFactory.create(memory=newer, other_memory=made["emma_recall"])
     forgotten = memory(personas.client, Tier.RECALL, "Banks with Barclays.")
@@ -665,12 +671,12 @@ def test_matrix_size(record_property):
     endpoints = {_endpoint(row) for row in ROWS}
     pairs = {(_endpoint(row), row.method) for row in ROWS}
     assert len(PERSONAS) == 7
-    # 21 API endpoints (schema and docs included), /mcp/ under WSGI, 22 pages
-    assert len(endpoints) == 44
-    assert len(pairs) == 72  # endpoint × method; 85 rows with the targets
-    assert len(ROWS) == 85
-    assert len([cell for cell in CELLS if cell[1] != "anonymous"]) == 7 * 85 == 595
-    assert len(CELLS) == 680  # and an anonymous caller for every row
+    # 22 API endpoints (schema and docs included), /mcp/ under WSGI, 22 pages
+    assert len(endpoints) == 45
+    assert len(pairs) == 74  # endpoint × method; 87 rows with the targets
+    assert len(ROWS) == 87
+    assert len([cell for cell in CELLS if cell[1] != "anonymous"]) == 7 * 87 == 609
+    assert len(CELLS) == 696  # and an anonymous caller for every row
     record_property("matrix", f"7 personas × {len(ROWS)} rows ({len(pairs)} endpoint × method)")
 
 

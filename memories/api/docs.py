@@ -9,7 +9,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
 from memories.api.errors import error_body
-from memories.api.inputs import EventInSerializer, MemoryListInSerializer
+from memories.api.inputs import EventInSerializer, ItemDeleteInSerializer, MemoryListInSerializer
 from memories.api.shapes import ErrorSerializer
 from memories.services.client_data.document import document_schema
 
@@ -170,7 +170,7 @@ _EVENT_IN = {
     "external_id": "msg-1001",
     "metadata": {"channel": "phone"},
 }
-_EVENT_OUT = {"id": EVENT_ID, **_EVENT_IN, "entities": []}
+_EVENT_OUT = {"id": EVENT_ID, **_EVENT_IN, "entities": [], "item_key": ""}
 INGEST_RESULT = {
     "event": _EVENT_OUT,
     "memories": [
@@ -279,6 +279,30 @@ CONTEXT_RESULT = {
     "- I prefer to be contacted by email.\n\nComing up:\n"
     "- 2026-12-12 · I sign the mortgage on 12 December.",
 }
+
+ITEMS = {
+    "results": [
+        {
+            "key": '["memories","turn-1"]',
+            "created_at": "2026-11-30T09:15:01Z",
+            "updated_at": "2026-11-30T09:15:01Z",
+            "event": {
+                "id": EVENT_ID,
+                "client": "emma-clarke",
+                "session": None,
+                "source": "chat",
+                "speaker": "",
+                "content": "I prefer to be contacted by email.",
+                "observed_at": "2026-11-30T09:15:00Z",
+                "external_id": "mhc-5b0f…",
+                "metadata": {"langgraph": {"value": {"content": "I prefer email."}}},
+                "entities": [],
+                "item_key": '["memories","turn-1"]',
+            },
+        }
+    ]
+}
+ITEM_DELETED = {"key": '["memories","turn-1"]', "forgotten": [MEMORY_ID]}
 
 CONTEXT_EXPLAINED = {
     "profile": _PROFILE,
@@ -410,6 +434,14 @@ TOOLS = {
 
 # --- clients: erasure and export ---
 
+ITEM_KEY_PARAMETER = OpenApiParameter(
+    "key",
+    type=text_schema(ItemDeleteInSerializer().fields["key"]),
+    location=OpenApiParameter.QUERY,
+    required=True,
+    description="The item's key, as its events' `item_key` say it.",
+    examples=[OpenApiExample("a LangGraph store's key", value='["memories","emma","turn-1"]')],
+)
 EXPLAIN_PARAMETER = OpenApiParameter(
     "explain",
     type=bool,
@@ -468,6 +500,7 @@ CLIENT_EXPORT = {
             "agent": "",
             "entities": [],
             "metadata": {},
+            "item_key": "",
         }
     ],
     "memories": [

@@ -74,6 +74,15 @@ class EventInSerializer(StrictSerializer):
     task_id = StrictCharField(max_length=200, required=False, default="")
     run_id = StrictCharField(max_length=200, required=False, default="")
     extract_from_assistant = StrictBooleanField(required=False, default=False)
+    item_key = StrictCharField(
+        max_length=300,
+        required=False,
+        default="",
+        help_text="The key of the item this event is a version of, as a framework's store "
+        "names it (a LangGraph store's namespace and key): the newest event with the key "
+        "is the item (GET /api/v1/items/); the memories only its earlier versions taught "
+        "are forgotten.",
+    )
     # Stated in the schema as maxLength (memories/api/schema.py); checked in validate_content.
     text_limits = {"content": "MAX_EVENT_CHARS"}
 
@@ -255,6 +264,22 @@ class MemoryListInSerializer(StrictSerializer):
     limit = serializers.IntegerField(min_value=1, max_value=200, default=20)
     kind = serializers.ChoiceField(choices=Kind.choices, required=False)
     tier = serializers.ChoiceField(choices=Tier.choices, required=False)
+
+
+class ItemsInSerializer(StrictSerializer):
+    client = StrictCharField(max_length=200)
+    key = StrictCharField(max_length=300, required=False, default="")
+    prefix = StrictCharField(max_length=300, required=False, default="")
+    event = serializers.ListField(
+        child=serializers.UUIDField(), required=False, default=list, max_length=100
+    )
+    limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
+    offset = serializers.IntegerField(min_value=0, max_value=2**31 - 1, default=0)
+
+
+class ItemDeleteInSerializer(StrictSerializer):
+    client = StrictCharField(max_length=200)
+    key = StrictCharField(max_length=300)
 
 
 class ClientListInSerializer(StrictSerializer):

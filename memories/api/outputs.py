@@ -27,6 +27,7 @@ class EventOutSerializer(serializers.Serializer):
     external_id = serializers.CharField()
     metadata = serializers.JSONField()
     entities = serializers.JSONField()
+    item_key = serializers.CharField(help_text="The item it is a version of; empty: none.")
 
 
 class MemoryBriefSerializer(serializers.Serializer):
@@ -123,6 +124,16 @@ def _event_data(event) -> dict:
         "external_id": event.external_id,
         "metadata": event.metadata,
         "entities": event.entities,
+        "item_key": event.item_key,
+    }
+
+
+def item_data(item: dict) -> dict:
+    return {
+        "key": item["key"],
+        "created_at": datetime_out(item["created_at"]),
+        "updated_at": datetime_out(item["updated_at"]),
+        "event": _event_data(item["event"]),
     }
 
 

@@ -145,6 +145,24 @@ class ClientProfileOutSerializer(serializers.Serializer):
     core = CoreOutSerializer(many=True)
 
 
+class ItemSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    created_at = serializers.DateTimeField(help_text="When the key was first put.")
+    updated_at = serializers.DateTimeField(help_text="When its newest version was put.")
+    event = EventOutSerializer(help_text="The newest version, as it was put.")
+
+
+class ItemsOutSerializer(serializers.Serializer):
+    results = ItemSerializer(many=True)
+
+
+class ItemDeletedSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    forgotten = serializers.ListField(
+        child=serializers.UUIDField(), help_text="The memories only its versions taught."
+    )
+
+
 class ClientSummarySerializer(serializers.Serializer):
     ref = serializers.CharField(help_text="The client's reference: `client` everywhere else.")
     display_name = serializers.CharField()

@@ -1,7 +1,17 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from memories.api import clients, events, health, memories, probes, search, tools, webhooks
+from memories.api import (
+    clients,
+    events,
+    health,
+    items,
+    memories,
+    probes,
+    search,
+    tools,
+    webhooks,
+)
 
 app_name = "memories"
 
@@ -15,6 +25,7 @@ api_urlpatterns = [
     path("events/", events.EventsApi.as_view(), name="events"),
     path("events/batch/", events.EventsBatchApi.as_view(), name="events-batch"),
     path("search/", search.SearchApi.as_view(), name="search"),
+    path("items/", items.ItemsApi.as_view(), name="items"),
     path("memories/", memories.MemoryListApi.as_view(), name="memories"),
     path("memories/<uuid:memory_id>/", memories.MemoryApi.as_view(), name="memory"),
     path(

@@ -197,7 +197,11 @@ MEMORY_OPTIONAL: dict[str, tuple[Callable, Any]] = {
 CLIENT_OPTIONAL: dict[str, tuple[Callable, Any]] = {"names": (TAGS, [])}
 # Whether an entry came with an earlier import: it is marked so again.
 AUDIT_OPTIONAL: dict[str, tuple[Callable, Any]] = {IMPORTED: (BOOL, False)}
-OPTIONAL = {"memories": MEMORY_OPTIONAL, "audit": AUDIT_OPTIONAL}
+# Items (a framework store's keys): documents exported before them have none.
+EVENT_OPTIONAL: dict[str, tuple[Callable, Any]] = {
+    "item_key": (_text(300), ""),
+}
+OPTIONAL = {"events": EVENT_OPTIONAL, "memories": MEMORY_OPTIONAL, "audit": AUDIT_OPTIONAL}
 RELATION = {"source": _uuid(), "target": _uuid(), "type": _choice(RelationType)}
 RELATION |= {"confidence": UNIT, "created_at": _time()}
 PROFILE = {"static": LIST, "dynamic": LIST, "refreshed_at": _time()}

@@ -81,6 +81,7 @@ def client_export(*, client: Client) -> dict:
                 "agent": e.origin_agent,
                 "entities": e.entities,
                 "metadata": e.metadata,
+                "item_key": e.item_key,
             }
             for e in events
         ],

@@ -198,6 +198,7 @@ def _event(tenant, client, sessions, e) -> Event:
         run_id=session.run_id if session else "",
         entities=e["entities"],
         metadata=e["metadata"],
+        item_key=e["item_key"],
     )
 
 

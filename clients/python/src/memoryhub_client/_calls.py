@@ -47,6 +47,8 @@ ENDPOINTS: dict[str, tuple[str, str, str]] = {
     "live": ("GET", "/api/v1/health/live", "health_live"),
     "ready": ("GET", "/api/v1/health/ready", "health_ready"),
     "tools": ("GET", "/api/v1/tools/", "tools"),
+    "list_items": ("GET", "/api/v1/items/", "items_list"),
+    "delete_item": ("DELETE", "/api/v1/items/", "item_delete"),
 }
 
 

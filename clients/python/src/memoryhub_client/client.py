@@ -18,6 +18,8 @@ from memoryhub_client.types import (
     EventIn,
     Filters,
     IngestResult,
+    Item,
+    ItemDeleted,
     Kind,
     Memory,
     MemoryVersion,
@@ -164,6 +166,31 @@ class MemoryHub:
     def history(self, memory_id: str) -> list[MemoryVersion]:
         answer = self._send(c.call("history", memory_id=memory_id, unwrap="versions"))
         return cast(list[MemoryVersion], answer)
+
+    # --- items: what a framework's store put under its keys ---
+
+    def list_items(
+        self,
+        client: str,
+        *,
+        key: str | None = None,
+        prefix: str | None = None,
+        events: list[str] | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[Item]:
+        """The client's items, newest first: the one ``key``, those whose key starts with
+        ``prefix``, or those whose newest version is one of ``events``."""
+        params = c.without_none(
+            client=client, key=key, prefix=prefix, event=events, limit=limit, offset=offset
+        )
+        answer = self._send(c.call("list_items", params=params, unwrap="results"))
+        return cast(list[Item], answer)
+
+    def delete_item(self, client: str, key: str) -> ItemDeleted:
+        """Delete the item: the memories only its versions taught are forgotten."""
+        params = {"client": client, "key": key}
+        return cast(ItemDeleted, self._send(c.call("delete_item", params=params)))
 
     # --- changing ---
 

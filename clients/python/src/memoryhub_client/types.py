@@ -39,6 +39,7 @@ class EventFields(TypedDict, total=False):
     task_id: str
     run_id: str
     extract_from_assistant: bool
+    item_key: str  # the item it is a version of (a framework store's key)
 
 
 class EventIn(EventFields, total=False):
@@ -72,6 +73,7 @@ class Event(TypedDict):
     external_id: str
     metadata: dict[str, Any]
     entities: list[Any]
+    item_key: str
 
 
 class Related(TypedDict):
@@ -352,6 +354,20 @@ class WebhookCreated(Webhook):
     secret: str
 
 
+class Item(TypedDict):
+    """What a framework's store put under one key: its newest version, as an event."""
+
+    key: str
+    created_at: str
+    updated_at: str
+    event: Event
+
+
+class ItemDeleted(TypedDict):
+    key: str
+    forgotten: list[str]  # the memories only its versions taught
+
+
 # TypedDict → the schema component it mirrors (memoryhub's tests compare them).
 SCHEMA_NAMES: dict[type, str] = {
     EventIn: "EventInRequest",
@@ -382,4 +398,6 @@ SCHEMA_NAMES: dict[type, str] = {
     QueueItemDetail: "QueueItemDetail",
     Webhook: "WebhookOut",
     WebhookCreated: "WebhookCreated",
+    Item: "Item",
+    ItemDeleted: "ItemDeleted",
 }
