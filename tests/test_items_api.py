@@ -5,6 +5,7 @@ ones taught, a deletion what they all taught. (Every persona: tests/test_permiss
 import pytest
 
 from memories.models import Event, ItemDeletion, Memory
+from tests.support import factories
 from tests.support.snapshot import take
 
 pytestmark = pytest.mark.django_db
@@ -111,3 +112,20 @@ def test_an_item_key_longer_than_300_characters_is_refused(api):
     assert response.status_code == 400
     assert list(response.json()["error"]["fields"]) == ["item_key"]
     assert Event.objects.count() == 0
+
+
+def test_items_and_their_deletions_travel_with_the_clients_export(api_client, personas, post_event):
+    post_event("I live in Bristol.", item_key="home")
+    post_event("I prefer to be contacted by email.", item_key="contact")
+    _, key = factories.api_key_for(personas.supervisor, personas.tenant)
+    api_client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
+    assert api_client.delete("/api/v1/items/?client=emma&key=home").status_code == 200
+    document = api_client.get("/api/v1/clients/emma/export/").json()
+
+    assert api_client.delete("/api/v1/clients/emma/").status_code == 200
+    imported = api_client.post("/api/v1/clients/", document, format="json")
+
+    assert imported.status_code == 201, imported.content
+    assert [i["key"] for i in _items(api_client)] == ["contact"]
+    assert [d["key"] for d in document["item_deletions"]] == ["home"]
+    assert sorted(e["item_key"] for e in document["events"]) == ["contact", "home"]

@@ -212,6 +212,8 @@ AUDIT = {"action": _text(64), "object_type": _text(64), "object_id": _text(64)}
 AUDIT |= {"actor": S200, "at": _time()}
 LISTS = {"sessions": SESSION, "events": EVENT, "memories": MEMORY, "relations": RELATION}
 LISTS |= {"review_items": REVIEW, "audit": AUDIT}
+# Deleted items (memories.services.write.items); documents exported before them have none.
+ITEM_DELETION = {"key": _text(300), "deleted_at": _time()}
 
 
 def _schema_of(spec: dict, optional: dict | None = None, **extra) -> dict:
@@ -244,6 +246,7 @@ def document_schema() -> dict:
             },
             "client": _schema_of(CLIENT, CLIENT_OPTIONAL),
             **lists,
+            "item_deletions": {"type": "array", "items": _schema_of(ITEM_DELETION)},
             "profile": _schema_of(PROFILE) | {"nullable": True},
         },
     }
@@ -291,6 +294,14 @@ def document_parse(data) -> dict:
         doc[name] = [
             _object(v, spec, f"{name}[{i}]", errors, OPTIONAL.get(name))
             for i, v in enumerate(items)
+        ]
+    deletions = data.get("item_deletions", [])
+    if not isinstance(deletions, list):
+        errors["item_deletions"] = ["must be a list"]
+    else:
+        doc["item_deletions"] = [
+            _object(v, ITEM_DELETION, f"item_deletions[{i}]", errors)
+            for i, v in enumerate(deletions)
         ]
     for i, memory in enumerate(doc.get("memories", [])):
         memory["evidence"] = [

@@ -168,6 +168,10 @@ def client_export(*, client: Client) -> dict:
             }
             for a in audit.order_by("at", "pk")
         ],
+        "item_deletions": [
+            {"key": d.key, "deleted_at": _at(d.deleted_at)}
+            for d in client.item_deletions.order_by("deleted_at", "pk")
+        ],
     }
     # Vouches for the ids to this tenant only: an import anywhere else gets fresh ones.
     document["ids_seal"] = provenance.ids_seal(client.tenant_id, provenance.document_ids(document))

@@ -24,6 +24,7 @@ from memories.models import (
     Client,
     Event,
     Evidence,
+    ItemDeletion,
     Memory,
     Relation,
     Session,
@@ -171,6 +172,10 @@ def _import(tenant: Tenant, doc: dict, *, ours: bool) -> Client:
             data={IMPORTED: True},
         )
         for a in doc["audit"]
+    )
+    ItemDeletion.objects.bulk_create(
+        ItemDeletion(client=client, key=d["key"], deleted_at=d["deleted_at"])
+        for d in doc["item_deletions"]
     )
     return client
 
