@@ -93,6 +93,9 @@ class Event(models.Model):
     run_id = models.CharField(max_length=200, blank=True)
     entities = SealedJSONField(default=list, blank=True)
     metadata = SealedJSONField(default=dict, blank=True)
+    # The caller's key of the item this event is a version of (a framework store's key):
+    # the newest event with the key is the item, unless an ItemDeletion came after it.
+    item_key = models.CharField(max_length=300, blank=True)
 
     objects = SealedQuerySet.as_manager()
 
@@ -108,10 +111,30 @@ class Event(models.Model):
         indexes = [
             models.Index(fields=["tenant", "client", "-observed_at"]),
             models.Index(fields=["session", "observed_at"]),
+            models.Index(
+                fields=["client", "item_key", "-received_at"],
+                condition=~Q(item_key=""),
+                name="event_item_versions",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.source}@{self.observed_at:%Y-%m-%d %H:%M}: {self.content[:60]}"
+
+
+class ItemDeletion(models.Model):
+    """An item deleted (``memories.services.write.items``): its key answers nothing until
+    an event puts it again. Events stay as they are (they are immutable)."""
+
+    client = models.ForeignKey(Client, on_delete=models.CASCADE, related_name="item_deletions")
+    key = models.CharField(max_length=300)
+    deleted_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["client", "key", "-deleted_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.key} deleted {self.deleted_at:%Y-%m-%d %H:%M}"
 
 
 class Kind(models.TextChoices):
