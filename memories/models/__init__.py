@@ -33,6 +33,7 @@ from memories.models.tenancy import (
     Role,
     Tenant,
     TextSearchLanguage,
+    UserSettings,
 )
 from memories.models.webhooks import WebhookDelivery, WebhookEndpoint, WebhookEvent
 
@@ -68,6 +69,7 @@ __all__ = [
     "Status",
     "Tenant",
     "TextSearchLanguage",
+    "UserSettings",
     "Tier",
     "WebhookDelivery",
     "WebhookEndpoint",

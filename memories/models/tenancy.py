@@ -136,6 +136,24 @@ class Membership(models.Model):
         return f"{self.user} {self.role} @ {self.tenant}"
 
 
+class UserSettings(models.Model):
+    """What a person chose for themselves in the pages, whatever their tenants and roles."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="page_settings"
+    )
+    # Empty: the pages follow the browser, then the client's or the tenant's language
+    # (memories.pages.language).
+    language = models.CharField(max_length=8, blank=True, choices=settings.LANGUAGES)
+
+    class Meta:
+        verbose_name = "user settings"
+        verbose_name_plural = "user settings"
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.language or 'automatic'})"
+
+
 class Client(models.Model):
     """The person memories are about. Advisors are assigned through object permissions."""
 
