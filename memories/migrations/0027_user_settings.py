@@ -6,23 +6,41 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memories', '0026_client_names'),
+        ("memories", "0026_client_names"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='UserSettings',
+            name="UserSettings",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('language', models.CharField(blank=True, choices=[('en', 'English'), ('it', 'Italiano'), ('es', 'Español')], max_length=8)),
-                ('user', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='page_settings', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "language",
+                    models.CharField(
+                        blank=True,
+                        choices=[("en", "English"), ("it", "Italiano"), ("es", "Español")],
+                        max_length=8,
+                    ),
+                ),
+                (
+                    "user",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="page_settings",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'user settings',
-                'verbose_name_plural': 'user settings',
+                "verbose_name": "user settings",
+                "verbose_name_plural": "user settings",
             },
         ),
     ]

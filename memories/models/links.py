@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from memories.models.records import UNIT, Event, Memory
 from memories.models.tenancy import Tenant
@@ -17,18 +18,18 @@ class Evidence(models.Model):
     """A memory rests on an event: extracted from it, restated by it, or consolidated."""
 
     class Role(models.TextChoices):
-        EXTRACTED = "extracted", "Extracted from"
-        RESTATED = "restated", "Restated by (dedup)"
-        CONSOLIDATED = "consolidated", "Consolidated from"
+        EXTRACTED = "extracted", _("Extracted from")
+        RESTATED = "restated", _("Restated by (dedup)")
+        CONSOLIDATED = "consolidated", _("Consolidated from")
 
     class Action(models.TextChoices):
         """What ingesting the event did to the memory (the API's ``action``)."""
 
-        ADDED = "added", "Added"
-        DEDUPLICATED = "deduplicated", "Deduplicated"
-        UPDATED = "updated", "Updated (supersedes the related memory)"
-        EXTENDED = "extended", "Extended the related memory"
-        CONFLICT = "conflict", "Conflicts with the related memory"
+        ADDED = "added", _("Added")
+        DEDUPLICATED = "deduplicated", _("Deduplicated")
+        UPDATED = "updated", _("Updated (supersedes the related memory)")
+        EXTENDED = "extended", _("Extended the related memory")
+        CONFLICT = "conflict", _("Conflicts with the related memory")
 
     memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="evidence")
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="evidence_for")
@@ -62,11 +63,11 @@ class Evidence(models.Model):
 
 
 class RelationType(models.TextChoices):
-    UPDATES = "updates", "updates (supersedes)"
-    EXTENDS = "extends", "extends"
-    DERIVES = "derives", "derives from"
-    MERGED_INTO = "merged_into", "merged into"
-    CONFLICTS_WITH = "conflicts_with", "conflicts with"
+    UPDATES = "updates", _("updates (supersedes)")
+    EXTENDS = "extends", _("extends")
+    DERIVES = "derives", _("derives from")
+    MERGED_INTO = "merged_into", _("merged into")
+    CONFLICTS_WITH = "conflicts_with", _("conflicts with")
 
 
 class Relation(models.Model):

@@ -9,6 +9,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from guardian.models import GroupObjectPermissionBase, UserObjectPermissionBase
 
 
@@ -109,12 +110,12 @@ class Tenant(models.Model):
 
 
 class Role(models.TextChoices):
-    ADMIN = "ADMIN", "Admin"
-    SUPERVISOR = "SUPERVISOR", "Supervisor"
-    ADVISOR = "ADVISOR", "Advisor"
-    CLIENT = "CLIENT", "Client"
-    PROSPECT = "PROSPECT", "Prospect"
-    NEXTGEN_HEIR = "NEXTGEN_HEIR", "Next-generation heir"
+    ADMIN = "ADMIN", _("Admin")
+    SUPERVISOR = "SUPERVISOR", _("Supervisor")
+    ADVISOR = "ADVISOR", _("Advisor")
+    CLIENT = "CLIENT", _("Client")
+    PROSPECT = "PROSPECT", _("Prospect")
+    NEXTGEN_HEIR = "NEXTGEN_HEIR", _("Next-generation heir")
 
 
 class Membership(models.Model):

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import CharField, Q, QuerySet
 from django.db.models.functions import Cast
+from django.utils.translation import gettext_lazy as _
 
 from memories import permissions
 from memories.models import (
@@ -25,6 +26,7 @@ from memories.models import (
     Relation,
     RelationType,
     Status,
+    Tier,
 )
 from memories.services.write.corrections import FORGET, UNDO, UNDOABLE, restored_by
 
@@ -32,41 +34,57 @@ MEMORY_ENTRIES_SHOWN = 200
 
 # What an action did, in words; an action not listed shows as it is stored.
 ACTION_LABELS = {
-    "memory.added": "recorded it",
-    "memory.deduplicated": "heard it again",
-    "memory.updated": "recorded a newer statement that supersedes another",
-    "memory.extended": "recorded detail that extends another",
-    "memory.conflict": "recorded a statement that contradicts another",
-    "memory.correct": "corrected a memory",
-    "memory.forget": "forgot it",
-    "memory.invalidate": "took it out of the answers in review",
-    "memory.undo": "undid a change",
-    "memory.feedback": "gave feedback",
-    "memory.set_tier": "moved it to another tier",
-    "memory.expired": "let it expire",
-    "memory.merge": "merged a duplicate",
-    "memory.consolidate": "consolidated episodes into it",
-    "memory.summarize": "summarised a session",
-    "review.open": "opened a review",
-    "review.decide": "decided a review",
-    "review.obsolete": "closed a review that no longer applied",
-    "promotion.approve": "approved a promotion",
-    "promotion.reject": "rejected a promotion",
-    "client.assign_advisor": "assigned an advisor",
-    "client.unassign_advisor": "unassigned an advisor",
-    "client.imported": "imported the client",
+    "memory.added": _("recorded it"),
+    "memory.deduplicated": _("heard it again"),
+    "memory.updated": _("recorded a newer statement that supersedes another"),
+    "memory.extended": _("recorded detail that extends another"),
+    "memory.conflict": _("recorded a statement that contradicts another"),
+    "memory.correct": _("corrected a memory"),
+    "memory.forget": _("forgot it"),
+    "memory.invalidate": _("took it out of the answers in review"),
+    "memory.undo": _("undid a change"),
+    "memory.feedback": _("gave feedback"),
+    "memory.set_tier": _("moved it to another tier"),
+    "memory.expired": _("let it expire"),
+    "memory.merge": _("merged a duplicate"),
+    "memory.consolidate": _("consolidated episodes into it"),
+    "memory.summarize": _("summarised a session"),
+    "review.open": _("opened a review"),
+    "review.decide": _("decided a review"),
+    "review.obsolete": _("closed a review that no longer applied"),
+    "promotion.approve": _("approved a promotion"),
+    "promotion.reject": _("rejected a promotion"),
+    "client.assign_advisor": _("assigned an advisor"),
+    "client.unassign_advisor": _("unassigned an advisor"),
+    "client.imported": _("imported the client"),
 }
 # The memory ids an entry's data names, and how each reads.
 LINK_LABELS = {
-    "corrects": "corrects",
-    "related": "related to",
-    "memory": "memory",
-    "other": "other memory",
-    "kept": "kept instead",
-    "invalidated": "invalidated",
-    "restored": "restored",
-    "deleted": "deleted",
+    "corrects": _("corrects"),
+    "related": _("related to"),
+    "memory": _("memory"),
+    "other": _("other memory"),
+    "kept": _("kept instead"),
+    "invalidated": _("invalidated"),
+    "restored": _("restored"),
+    "deleted": _("deleted"),
 }
+
+
+# A review's decision as the audit trail names it (curation's ReviewItem.Decision: memories
+# does not import curation).
+DECISIONS = {
+    "keep_old": _("keep old"),
+    "accept_new": _("accept new"),
+    "keep_both": _("keep both"),
+    "merge": _("merge"),
+    "approve": _("approve"),
+    "reject": _("reject"),
+}
+
+
+def _tier(value) -> str:
+    return str(Tier(value).label.split(" (")[0]).lower() if value in Tier.values else str(value)
 
 
 @dataclass
@@ -220,12 +238,17 @@ def audit_rows(user, tenant_id, entries) -> list[AuditRow]:
 def _details(action: str, data: dict) -> list[tuple[str, str]]:
     if action == "memory.set_tier":
         moved = data.get("from") != data.get("to")  # else: pinned where it was
-        tier = f"{data.get('from')} → {data.get('to')}" if moved else str(data.get("to"))
-        return [("tier", tier)] + ([("pinned", "yes")] if data.get("pinned") else [])
+        old, new = _tier(data.get("from")), _tier(data.get("to"))
+        tier = f"{old} → {new}" if moved else new
+        return [(_("tier"), tier)] + ([(_("pinned"), _("yes"))] if data.get("pinned") else [])
     if action == "review.decide":
-        return [("decision", str(data.get("decision", "")).replace("_", " "))]
+        decision = str(data.get("decision", ""))
+        return [(_("decision"), str(DECISIONS.get(decision, decision.replace("_", " "))))]
     if action == "memory.feedback":
-        return [("useful", "yes" if data.get("useful") else "no")]
+        return [(_("useful"), _("yes") if data.get("useful") else _("no"))]
     if action in ("memory.forget", "memory.correct") and isinstance(data.get("before"), dict):
-        return [("was", str(data["before"].get("status", "")))]
+        status = str(data["before"].get("status", ""))
+        return [
+            (_("was"), str(Status(status).label).lower() if status in Status.values else status)
+        ]
     return []

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django import template
 from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language_info
 from django.utils.translation import gettext_lazy as _
@@ -33,3 +35,33 @@ def language_name(code: str) -> str:
     the pages do not know stays as it was given."""
     found = supported(code)
     return get_language_info(found)["name_translated"] if found else code
+
+
+# Why a memory left the answers (memories.selectors.memory.status_change), naming the
+# memory that took its place: %(other)s is a link to it, or "another memory".
+CHANGES = {
+    "forgotten": _("forgotten on request"),
+    "corrected": _("corrected: %(other)s replaced it"),
+    "undone": _("the correction of %(other)s was undone"),
+    "accept_new": _("in review, %(other)s was accepted in its place"),
+    "keep_old": _("in review, %(other)s was kept instead"),
+    "merge": _("in review, it was merged into %(other)s"),
+    "against": _("in review, against %(other)s"),
+    "updated": _("%(other)s, a newer statement, updates it"),
+    "merged": _("merged into %(other)s"),
+}
+
+
+@register.filter
+def change_sentence(change) -> SafeString:
+    """``change`` (a ``StatusChange``) in words, its other memory a link."""
+    if change.other is not None:
+        other = format_html(
+            '<a href="{}">“{}”</a>',
+            reverse("memories:memory", args=[change.other.pk]),
+            change.other.content,
+        )
+    else:
+        other = format_html("{}", _("another memory"))
+    # The translated sentence is the page's own text; only the memory is escaped.
+    return SafeString(str(CHANGES[change.what]) % {"other": other})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 PREVIEW_BUDGET = 2000  # the API's default budget_chars
 
@@ -12,11 +13,11 @@ class ContextPreviewForm(forms.Form):
     the same limits as the API's."""
 
     message = forms.CharField(
-        label="Message to the agent",
+        label=_("Message to the agent"),
         max_length=8000,
         strip=True,
         widget=forms.Textarea(attrs={"rows": 2}),
     )
     budget_chars = forms.IntegerField(
-        label="Budget (characters)", min_value=200, max_value=50_000, initial=PREVIEW_BUDGET
+        label=_("Budget (characters)"), min_value=200, max_value=50_000, initial=PREVIEW_BUDGET
     )
