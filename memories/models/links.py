@@ -52,14 +52,14 @@ class Evidence(models.Model):
 
     # How an evidence list reads each link, after the event it names.
     ROLE_PHRASES: dict[str, str] = {
-        Role.EXTRACTED: "the memory was taken from this",
-        Role.RESTATED: "said again (deduplicated)",
-        Role.CONSOLIDATED: "consolidated from this",
+        Role.EXTRACTED: _("the memory was taken from this"),
+        Role.RESTATED: _("said again (deduplicated)"),
+        Role.CONSOLIDATED: _("consolidated from this"),
     }
 
     @property
     def role_phrase(self) -> str:
-        return self.ROLE_PHRASES.get(self.role, self.get_role_display())
+        return str(self.ROLE_PHRASES.get(self.role, self.get_role_display()))
 
 
 class RelationType(models.TextChoices):

@@ -29,12 +29,22 @@ def occurred(memory) -> SafeString:
     return SafeString(render_to_string("partials/occurred.html", {"m": memory}).strip())
 
 
+# The pages' own languages by name, as a sentence says them ("speaks Italian", "parla
+# italiano"); others get Django's names.
+LANGUAGE_NAMES = {"en": _("English"), "it": _("Italian"), "es": _("Spanish")}
+
+
 @register.filter
 def language_name(code: str) -> str:
     """A language code ("it", "es-ES", "italian") as its name in the page's language; a code
-    the pages do not know stays as it was given."""
-    found = supported(code)
-    return get_language_info(found)["name_translated"] if found else code
+    neither memoryhub nor Django knows stays as it was given."""
+    found = supported(code) or (code or "").strip().lower().replace("_", "-").split("-")[0]
+    if found in LANGUAGE_NAMES:
+        return str(LANGUAGE_NAMES[found])
+    try:
+        return str(get_language_info(found)["name_translated"])
+    except KeyError:
+        return code
 
 
 # Why a memory left the answers (memories.selectors.memory.status_change), naming the
