@@ -35,7 +35,7 @@ PROMOTION_CHOICES = [
 
 
 class DecisionForm(forms.Form):
-    decision = forms.ChoiceField(choices=CONFLICT_CHOICES + PROMOTION_CHOICES)
+    decision = forms.ChoiceField(choices=[*CONFLICT_CHOICES, *PROMOTION_CHOICES])
     reason = forms.CharField(label=_("Reason"), required=False, max_length=2000, strip=True)
 
     def __init__(self, *args, item_type: str, **kwargs):

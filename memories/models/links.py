@@ -4,11 +4,16 @@ memories (updates, extends, derives, merged into, conflicts with).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:
+    from django.utils.functional import _StrOrPromise
 
 from memories.models.records import UNIT, Event, Memory
 from memories.models.tenancy import Tenant
@@ -51,7 +56,7 @@ class Evidence(models.Model):
         return f"{self.memory_id} ← {self.event_id}"
 
     # How an evidence list reads each link, after the event it names.
-    ROLE_PHRASES: dict[str, str] = {
+    ROLE_PHRASES: dict[str, _StrOrPromise] = {
         Role.EXTRACTED: _("the memory was taken from this"),
         Role.RESTATED: _("said again (deduplicated)"),
         Role.CONSOLIDATED: _("consolidated from this"),

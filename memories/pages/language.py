@@ -27,6 +27,7 @@ from django.shortcuts import redirect
 from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation.trans_real import parse_accept_lang_header
 from django.views.decorators.http import require_POST
 
 from memories.models import Membership
@@ -53,7 +54,7 @@ def supported(code: str | None) -> str | None:
 def browser_language(request) -> str | None:
     """The first language of ``Accept-Language`` the pages have, if any."""
     header = request.META.get("HTTP_ACCEPT_LANGUAGE", "")
-    for code, _quality in translation.trans_real.parse_accept_lang_header(header):
+    for code, _quality in parse_accept_lang_header(header):
         if code != "*" and (found := supported(code)):
             return found
     return None
@@ -114,7 +115,9 @@ def language_set(request):
     form = LanguageForm(request.POST)
     if not form.is_valid():
         return HttpResponse(
-            " ".join(form.errors["language"]), status=400, content_type="text/plain"
+            " ".join(str(e) for e in form.errors["language"]),
+            status=400,
+            content_type="text/plain",
         )
     user_language_set(user=request.user, language=form.cleaned_data["language"])
     back = request.POST.get("next", "")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import CharField, Q, QuerySet
 from django.db.models.functions import Cast
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from memories import permissions
@@ -215,14 +216,14 @@ def audit_rows(user, tenant_id, entries) -> list[AuditRow]:
         if subject is None and entry.object_type == "review_item":
             subject = by_id.get(str(data.get("memory")))
         links = [
-            (LINK_LABELS[k], by_id[str(v)])
+            (str(LINK_LABELS[k]), by_id[str(v)])
             for k, v in data.items()
             if k in LINK_LABELS and str(v) in by_id and by_id[str(v)] != subject
         ]
         rows.append(
             AuditRow(
                 entry=entry,
-                label=ACTION_LABELS.get(entry.action, entry.action),
+                label=str(ACTION_LABELS.get(entry.action, entry.action)),
                 subject=subject,
                 links=links,
                 details=_details(entry.action, data),
@@ -240,15 +241,19 @@ def _details(action: str, data: dict) -> list[tuple[str, str]]:
         moved = data.get("from") != data.get("to")  # else: pinned where it was
         old, new = _tier(data.get("from")), _tier(data.get("to"))
         tier = f"{old} → {new}" if moved else new
-        return [(_("tier"), tier)] + ([(_("pinned"), _("yes"))] if data.get("pinned") else [])
+        pinned = [(gettext("pinned"), gettext("yes"))] if data.get("pinned") else []
+        return [(gettext("tier"), tier), *pinned]
     if action == "review.decide":
         decision = str(data.get("decision", ""))
-        return [(_("decision"), str(DECISIONS.get(decision, decision.replace("_", " "))))]
+        return [(gettext("decision"), str(DECISIONS.get(decision, decision.replace("_", " "))))]
     if action == "memory.feedback":
-        return [(_("useful"), _("yes") if data.get("useful") else _("no"))]
+        return [(gettext("useful"), gettext("yes") if data.get("useful") else gettext("no"))]
     if action in ("memory.forget", "memory.correct") and isinstance(data.get("before"), dict):
         status = str(data["before"].get("status", ""))
         return [
-            (_("was"), str(Status(status).label).lower() if status in Status.values else status)
+            (
+                gettext("was"),
+                str(Status(status).label).lower() if status in Status.values else status,
+            )
         ]
     return []

@@ -125,13 +125,18 @@ def status_change(user, memory: Memory, linked: Linked) -> StatusChange | None:
     entry = _latest_change(memory, linked)
     if entry is not None:
         seen = {str(r["memory"].pk): r["memory"] for r in linked.relations}
-        who = {"actor": entry.actor_label, "at": entry.at, "reason": entry.reason}
-        if entry.action == "memory.forget":
-            return StatusChange("forgotten", None, **who)
-        if entry.action == "memory.correct":  # a correction (the entry's memory) replaced it
-            return StatusChange("corrected", seen.get(entry.object_id), **who)
-        if entry.action == "memory.undo":  # it was a correction, and it was taken back
-            return StatusChange("undone", seen.get(entry.object_id), **who)
+        what = {
+            "memory.forget": "forgotten",
+            "memory.correct": "corrected",
+            "memory.undo": "undone",
+        }
+        if entry.action in what:
+            # A correction (the entry's memory) replaced it, or it was a correction and was
+            # taken back: the entry's memory is the other; a forget names none.
+            other = None if entry.action == "memory.forget" else seen.get(entry.object_id)
+            return StatusChange(
+                what[entry.action], other, entry.actor_label, entry.at, entry.reason
+            )
         decision = entry.data.get("decision")
         kept = entry.data.get("kept")
         other = (
@@ -139,8 +144,8 @@ def status_change(user, memory: Memory, linked: Linked) -> StatusChange | None:
             if kept
             else None
         )
-        what = decision if decision in ("accept_new", "keep_old", "merge") else "against"
-        return StatusChange(what, other, **who)
+        decided = decision if decision in ("accept_new", "keep_old", "merge") else "against"
+        return StatusChange(decided, other, entry.actor_label, entry.at, entry.reason)
     for relation in linked.relations:
         kind, direction, other = relation["type"], relation["direction"], relation["memory"]
         if kind == RelationType.UPDATES and direction == "in":
