@@ -10,6 +10,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import get_language_info
 from django.utils.translation import gettext_lazy as _
 
+from memories.models import Category
 from memories.pages.language import supported
 
 register = template.Library()
@@ -75,3 +76,9 @@ def change_sentence(change) -> SafeString:
         other = format_html("{}", _("another memory"))
     # The translated sentence is the page's own text; only the memory is escaped.
     return SafeString(str(CHANGES[change.what]) % {"other": other})
+
+
+@register.filter
+def category_name(value: str) -> str:
+    """A memory's category ("fact") as the pages name it ("Fatto" in Italian)."""
+    return str(Category(value).label) if value in Category.values else value
