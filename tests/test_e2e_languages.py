@@ -88,7 +88,7 @@ def english_phrases(language: str) -> tuple[set[str], set[str]]:
                 continue
             if len(piece.split()) >= 2:
                 phrases.add(piece)
-            elif re.fullmatch(r"[A-Za-z]{4,}", piece):
+            elif re.fullmatch(r"[A-Za-z]{4,}", piece) and piece.lower() not in translation.lower():
                 words.add(piece)
     return phrases, words
 
@@ -118,7 +118,8 @@ def check(page, language: str, name: str) -> str:
         text = re.sub(rf"(?<!\w){re.escape(said)}(?!\w)", " ", text)
     phrases, single = english_phrases(language)
     found = {p for p in phrases if p in text}
-    words = set(re.findall(r"[A-Za-z]+", text)) & (ENGLISH_WORDS | single)
+    english = ENGLISH_WORDS | {word.lower() for word in single}
+    words = {word for word in re.findall(r"[A-Za-z]+", text) if word.lower() in english}
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{language}-{name}.png"), full_page=True)
     assert (found, words) == (set(), set()), f"{name} in {language}: {text}"
