@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memories.models import Tenant, UserSettings
+from memories.models import Memory, Tenant, UserSettings
 from memories.services.tenancy.members import user_language_set
 from tests.support import factories
 
@@ -212,3 +212,23 @@ def test_the_header_offers_the_languages_by_their_own_names(client, personas):
     assert '<option value="es" lang="es" selected>Español</option>' in page
     assert '<option value="it" lang="it">Italiano</option>' in page
     assert '<option value="">Automático</option>' in page
+
+
+def test_a_refused_change_is_explained_in_the_persons_language(client, personas):
+    memory = factories.MemoryFactory.create(
+        client=personas.client, content="Prefers calls.", status="superseded"
+    )
+    user_language_set(user=personas.advisor, language="it")
+    client.force_login(personas.advisor)
+    before = Memory.objects.count()
+    response = client.post(
+        f"/memories/{memory.pk}/correct/", {"content": "Prefers email.", "reason": "Said so."}
+    )
+    assert response.status_code == 409
+    assert (
+        "Non è stato modificato nulla: Questa memoria è sostituita: si può correggere solo ciò "
+        "che la memoria contiene ora." in response.content.decode()
+    )
+    assert Memory.objects.count() == before
+    memory.refresh_from_db()
+    assert (memory.status, memory.content) == ("superseded", "Prefers calls.")
