@@ -232,3 +232,18 @@ def test_a_refused_change_is_explained_in_the_persons_language(client, personas)
     assert Memory.objects.count() == before
     memory.refresh_from_db()
     assert (memory.status, memory.content) == ("superseded", "Prefers calls.")
+
+
+def test_the_server_error_page_speaks_the_language(rf):
+    from django.utils import translation
+
+    from memories.api.errors import server_error
+
+    with translation.override("es"):
+        response = server_error(rf.get("/clients/"))
+    page = response.content.decode()
+    assert response.status_code == 500
+    assert '<html lang="es">' in page
+    assert "<h1>Se ha producido un error</h1>" in page
+    with translation.override("en"):
+        assert "<h1>Something went wrong</h1>" in server_error(rf.get("/")).content.decode()
