@@ -53,15 +53,13 @@ def test_a_move_supersedes_where_the_client_lived(personas, said_later, old, new
     ("old", "new"),
     [
         ("Please call me in the mornings on my mobile.", "From now on, just email me, please."),
-        gap(
+        (
             "Mi chiami la mattina, sul cellulare.",
             "D'ora in poi mi scriva per email.",
-            why="a time and a channel are two topics: the new channel changes only one",
         ),
-        gap(
+        (
             "Llámeme por las mañanas al móvil.",
             "A partir de ahora escríbame por WhatsApp.",
-            why="a time and a channel are two topics: the new channel changes only one",
         ),
     ],
 )
@@ -211,10 +209,7 @@ def test_small_talk_leaves_no_memory(post_event, speaker, content):
 @pytest.mark.parametrize(
     "content",
     [
-        gap(
-            "Grazie mille! Ah, a maggio ci siamo trasferiti a Torino.",
-            why="a move dated in the past is kept as an event, not as where the client lives",
-        ),
+        "Grazie mille! Ah, a maggio ci siamo trasferiti a Torino.",
         "Thanks! By the way, we've moved to Leeds.",
         "¡Gracias! Por cierto, nos hemos mudado a Valencia.",
     ],
@@ -227,10 +222,7 @@ def test_a_fact_among_pleasantries_is_kept(post_event, content):
 @pytest.mark.parametrize(
     "versions",
     [
-        gap(
-            ("Please call me on Wednesdays.", "Mi chiami il mercoledì.", "Llámame los miércoles."),
-            why="a weekday in Italian reads as the appointment of a day, not a standing habit",
-        ),
+        ("Please call me on Wednesdays.", "Mi chiami il mercoledì.", "Llámame los miércoles."),
         (
             "My risk tolerance is low.",
             "La mia tolleranza al rischio è bassa.",

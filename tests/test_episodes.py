@@ -136,8 +136,10 @@ def test_a_statement_is_kept_with_whom_it_is_about_and_when_it_happened(
         ("My daughter's school fees are due on 20 March.", date(2024, 3, 20), DAY, "2024-03-21"),
         # An appointment proposed as a question is a plan told.
         ("¿Quedamos dentro de tres semanas?", date(2024, 3, 24), DAY, "2024-03-25"),
-        # Gone, not ahead: "è andato in pensione a gennaio" is January past.
-        ("Mio marito è andato in pensione a gennaio.", None, "", None),
+        # Gone, not ahead: a month told in a past tense is the latest such month.
+        ("Mio marito è andato in pensione a gennaio.", date(2024, 1, 1), MONTH, None),
+        ("We moved to Turin in May.", date(2023, 5, 1), MONTH, None),
+        ("Nos hemos mudado a Sevilla en febrero.", date(2024, 2, 1), MONTH, None),
     ],
 )
 def test_dates_as_said(post_event, content, occurred, precision, past_from):

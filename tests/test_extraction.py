@@ -569,3 +569,95 @@ def test_a_clause_is_not_split_before_a_part_that_says_nothing_alone(text, whole
     contents = [c.content for c in extract(text, source="chat", observed_at=OBSERVED_AT)]
     assert any(whole in c for c in contents), contents
     assert any(c.startswith(apart) and whole not in c for c in contents), contents
+
+
+@pytest.mark.parametrize(
+    ("text", "attribute"),
+    [
+        # A change told in a past tense with the month it happened is what is true now,
+        # not a plan: the month dates it.
+        ("We moved to Turin in May.", "residence:turin"),
+        ("A maggio ci siamo trasferiti a Torino.", "residence:torino"),
+        ("Well, I separated from my husband in January.", "marital_status:separated"),
+        ("We married in June.", "marital_status:married"),
+        (
+            "I left the bank in March and now I work freelance as a consultant.",
+            "occupation:consultant",
+        ),
+    ],
+)
+def test_a_change_told_in_the_past_is_a_fact_dated_by_its_month(text, attribute):
+    [candidate] = extract(text, speaker="client", observed_at=OBSERVED_AT)
+    assert (candidate.kind, candidate.category) == ("semantic", "fact")
+    assert f"{candidate.attribute}:{candidate.value}" == attribute
+    assert candidate.occurred is not None and candidate.occurred.precision == "month"
+    assert candidate.occurred.day <= OBSERVED_AT.date()
+    assert candidate.expires_at is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Please call me on Wednesdays.",
+        "Mi chiami il mercoledì.",
+        "Chiamami dopo le sei.",
+        "Llámame los miércoles.",
+        "Llámeme por las tardes.",
+    ],
+)
+def test_asked_to_call_in_any_form_is_how_to_reach_the_client(text):
+    """The imperative, familiar or polite, says how the client wants to be reached."""
+    assert [
+        (c.kind, c.category, c.attribute, c.value)
+        for c in extract(text, speaker="client", observed_at=OBSERVED_AT)
+    ] == [("semantic", "preference", "contact_channel", "phone")]
+
+
+@pytest.mark.parametrize(
+    ("text", "ahead"),
+    [
+        ("I've got about 50,000 euros in a term deposit that matures in June.", True),
+        ("Ho circa 50.000 euro in un deposito vincolato che scade a giugno.", True),
+        ("I got a raise in March.", False),
+    ],
+)
+def test_what_one_has_got_is_not_a_past_tense(text, ahead):
+    [candidate] = extract(text, speaker="client", observed_at=OBSERVED_AT)
+    assert candidate.occurred is not None
+    assert (candidate.occurred.day > OBSERVED_AT.date()) is ahead
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "They need to be back with the provider in a fortnight, and I'd rather you checked "
+        "them first.",
+        "Dentro de quince días tengo la inspección de Sanidad en la clínica y quiero tener "
+        "la cabeza libre.",
+        "Entro fine mese devo firmare il rogito dal notaio, e preferisco che lei ci sia.",
+    ],
+)
+def test_a_plan_beside_a_preference_keeps_its_day(text):
+    """A clause that names a day ahead is a plan of its own: it is not folded into the
+    preference beside it, which never goes by, so it comes up and then becomes past."""
+    plan, preference = extract(text, speaker="client", observed_at=OBSERVED_AT)
+    assert plan.category in ("event", "constraint")
+    assert plan.expires_at is not None and plan.expires_at > OBSERVED_AT
+    assert (preference.category, preference.expires_at) == ("preference", None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Estamos pensando en comprar un piso, quizás el año que viene.", "I left the bank in March."],
+)
+def test_a_day_alone_or_told_in_the_past_is_no_plan_of_its_own(text):
+    assert len(extract(text, speaker="client", observed_at=OBSERVED_AT)) == 1
+
+
+def test_what_one_needs_by_a_day_looks_ahead():
+    [candidate] = extract(
+        "By the end of March I need the money ready for my daughter's wedding.",
+        speaker="client",
+        observed_at=OBSERVED_AT,
+    )
+    assert candidate.expires_at is not None and candidate.expires_at > OBSERVED_AT

@@ -77,6 +77,10 @@ CONTACT = re.compile(
     r"\b(?:be\s)?contact(?:ed)?\b|\b(?:call|ring|reach|text|email|write to|message)\s(?:me|us)\b"
     r"|\b(?:contattat\w*|contattarmi|contattarci|chiamarmi|scrivermi|essere contattat\w*"
     r"|contacten|contactarme|llamen|llamarme|escriban|escribirme)\b"
+    # asked in the imperative, familiar or polite: "mi chiami", "scrivimi", "llámeme"
+    r"|\b(?:mi|ci) (?:chiami|richiami|scriva|contatti)\b|\b(?:chiamami|chiamaci|chiamateci"
+    r"|scrivimi|scriveteci|contattami|llamame|llameme|llamenme|llamadme|llamanos|llamenos"
+    r"|escribame|escribeme|escribanme|contacteme|contactame)\b"
 )
 
 

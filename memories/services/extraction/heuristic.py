@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from itertools import islice
 
 from memories.services.extraction import patterns as cues
@@ -87,6 +87,7 @@ from memories.services.extraction.normalise import (
 from memories.services.extraction.time_expressions import (
     Happened,
     looks_ahead,
+    looks_back,
     resolve_time,
     resolve_when,
     still_ahead,
@@ -146,8 +147,22 @@ class Candidate:
 
 
 def _is_statement(text: str, language: str) -> bool:
-    match = classify(match_form(strip_clause(text)), language)
-    return match is not None and match.category != "request"
+    folded = match_form(strip_clause(text))
+    match = classify(folded, language)
+    if match is not None:
+        return match.category != "request"
+    # A plan or a deadline stands on its own ("the forms must be back in a fortnight, and
+    # I'd rather you checked them"): split off, it keeps its day. A day alone ("maybe next
+    # year") or told in a past tense is no plan.
+    return (
+        _content_words(folded) >= _PLAN_WORDS
+        and not looks_back(folded)
+        and resolve_time(folded, _ANY_DAY).target is not None
+    )
+
+
+# Whether a clause names a day ahead does not depend on when it is said.
+_ANY_DAY = datetime(2000, 1, 1, tzinfo=UTC)
 
 
 def _clauses(sentence: str, language: str, own: bool = True) -> list[tuple[str, bool]]:
@@ -171,9 +186,17 @@ def _clauses(sentence: str, language: str, own: bool = True) -> list[tuple[str, 
     return [(sentence, False)]
 
 
+def _content_words(folded: str) -> int:
+    return sum(1 for w in words(folded) if w not in STOPWORDS and len(w) > 1)
+
+
 def _substantive(folded: str) -> bool:
     """At least two content words: 'Tomorrow works' or 'Thanks so much' say nothing."""
-    return sum(1 for w in words(folded) if w not in STOPWORDS and len(w) > 1) >= 2
+    return _content_words(folded) >= 2
+
+
+# Content words a clause with a day needs to be a plan of its own: what, besides when.
+_PLAN_WORDS = 4
 
 
 # --- Extraction -----------------------------------------------------------------------------
@@ -295,8 +318,14 @@ def _candidate(
             match = Match(None, "decision", folded)
         else:
             return None
-    if match.rule and match.rule.hint in ("residence", "employer") and time.until:
-        match = replace(match, category="event")  # "we move to Lugano next month": not yet true
+    if (
+        match.rule
+        and match.rule.hint in ("residence", "employer")
+        and time.until
+        and not looks_back(folded)
+    ):
+        # "we move to Lugano next month": not yet true ("we moved to Turin in May" is)
+        match = replace(match, category="event")
     category = match.category
     kind = {"procedural": "procedural", "decision": "decision", "event": "episodic"}.get(
         category, "semantic"

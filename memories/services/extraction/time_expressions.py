@@ -232,9 +232,12 @@ _AHEAD = re.compile(
 # Said of what has been: a past tense (the common irregular English verbs, a subject and an
 # -ed verb, Italian and Spanish compound past).
 _LOOKS_BACK = re.compile(
-    r"\b(?:was|were|did|had|went|got|came|took|made|saw|met|left|bought|sold|began|started"
+    # "got", but not "I've got" (what one has)
+    r"\b(?:was|were|did|had|went|(?<!'ve )(?<!have )got|came|took|made|saw|met|left|bought|sold"
+    r"|began|started"
     r"|finished|visited|moved|spent|gave|told|said|found|lost|won|paid|flew|drove|ran)\b"
-    r"|\b(?:i|we|he|she|they|you) (?:just |already |finally |recently )?\w+ed\b"
+    r"|\b(?:i|we|he|she|they|you) (?:just |already |finally |recently )?"
+    r"(?!(?:need|feed|speed|proceed|exceed|succeed)\b)\w+ed\b"
     r"|\b(?:ho|hai|ha|abbiamo|avete|hanno|sono|sei|siamo|siete) (?:gia |appena )?"
     r"\w+(?:at|ut|it)[oaie]\b"
     r"|\b(?:he|has|ha|hemos|habeis|han) (?:ya )?\w+(?:ad|id)o\b"
@@ -291,14 +294,19 @@ def resolve_when(folded: str, observed_at: datetime, *, ahead: bool) -> Happened
     for m in MONTH_DAY.finditer(folded):
         if when := day(int(m[3]) if m[3] else None, MONTHS[m[1]], int(m[2])):
             found.append((m.start(), Happened(when, "day")))
+    # A month alone dates a plan (the next such month) or what is told in a past tense
+    # ("we moved to Turin in May": the latest May); "my birthday is in May" names none.
+    back = not ahead and looks_back(folded)
     for m in MONTH_ALONE.finditer(folded):
         named = int(m["y"]) if m["y"] else None
         # "by June 15" is the day, read above; "by June", "entro marzo" the month.
-        if (
-            (named is not None or ahead)
-            and not DAY_AFTER.match(folded, m.end("m"))
-            and (when := _dated(named, MONTHS[m["m"]], None, today))
-        ):
+        if (named is None and not (ahead or back)) or DAY_AFTER.match(folded, m.end("m")):
+            continue
+        if ahead or named is not None:
+            when = _dated(named, MONTHS[m["m"]], None, today)
+        else:
+            when = _on_or_before(None, MONTHS[m["m"]], None, today)
+        if when:
             found.append((m.start(), Happened(when.replace(day=1), "month")))
     for pattern, how, n in FIXED_PATTERNS:
         if said := pattern.search(folded):

@@ -36,7 +36,7 @@ CHANNELS = {  # in order of specificity: "video call" before "call", "whatsapp m
     r"per posta|by post|lettera|correo postal|carta": "post",
     r"e-?mails?|mail|correos?(?: electronicos?)?|posta elettronica": "email",
     r"sms|text messages?|texts?|texting|messaggi?o?|mensajes?": "sms",
-    r"phones?|telephone|calls?|calling|ring me|mobile|telefon[oi]|telefonat[ae]|chiamat[ae]|chiamare|chiamarmi|chiamatemi|cellulare|llamadas?|llamar(?:me)?|llamen|movil": "phone",
+    r"phones?|telephone|calls?|calling|ring me|mobile|telefon[oi]|telefonat[ae]|chiamat[ae]|chiamare|chiamarmi|chiamatemi|chiamami|chiamaci|chiamateci|(?:mi|ci) (?:ri)?chiami|cellulare|llamadas?|llamar(?:me)?|llamen|llamame|llameme|llamenme|llamadme|llamanos|llamenos|movil": "phone",
 }
 RISK_LEVELS = {
     r"low[- ]risk|risk[- ]averse|conservative|cautious|prudent|defensive|basso rischio|rischio basso|prudente|conservativ[oa]|conservat(?:ore|rice)|difensiv[oa]|caut[oa]|bajo riesgo|riesgo bajo|conservador(?:a)?|defensiv[oa]|cautelos[oa]": "low",
