@@ -31,7 +31,20 @@ PASSWORD = browser_support.PASSWORD
 SHOTS = Path(tempfile.gettempdir()) / "memoryhub-language-screenshots"
 CATALOGUE = str(Path(settings.BASE_DIR) / "locale" / "{}" / "LC_MESSAGES" / "django.po")
 # English's commonest words: none of them is an Italian or a Spanish word.
-ENGLISH_WORDS = {"the", "and", "of", "to", "is", "with", "your", "this", "by", "for", "are"}
+ENGLISH_WORDS = {
+    "the",
+    "and",
+    "of",
+    "to",
+    "is",
+    "with",
+    "your",
+    "this",
+    "by",
+    "for",
+    "are",
+    "system",
+}
 # What shows memories, events and the agent's own context, as said: left out of the check.
 AS_SAID = [
     ".memory-content",

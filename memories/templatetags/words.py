@@ -7,7 +7,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
-from django.utils.translation import get_language_info
+from django.utils.translation import get_language_info, pgettext
 from django.utils.translation import gettext_lazy as _
 
 from memories.models import Category
@@ -82,3 +82,10 @@ def change_sentence(change) -> SafeString:
 def category_name(value: str) -> str:
     """A memory's category ("fact") as the pages name it ("Fatto" in Italian)."""
     return str(Category(value).label) if value in Category.values else value
+
+
+@register.filter
+def actor_name(label: str) -> str:
+    """Who an audit entry names: a person's login as it is; memoryhub's own work (stored as
+    "system", ``memories.services.tenancy.audit``) in the page's language."""
+    return pgettext("audit actor", "system") if label == "system" else label
