@@ -661,3 +661,26 @@ def test_what_one_needs_by_a_day_looks_ahead():
         observed_at=OBSERVED_AT,
     )
     assert candidate.expires_at is not None and candidate.expires_at > OBSERVED_AT
+
+
+@pytest.mark.parametrize(
+    ("text", "attribute"),
+    [
+        ("Eh sì, ci siamo spostati a Barcellona.", "residence"),
+        ("Siamo andati a vivere a Verona.", "residence"),
+        ("Nos hemos ido a vivir a Bilbao.", "residence"),
+        ("Nos hemos trasladado a Londres.", "residence"),
+        ("I've taken a post at a private hospital in Cheshire.", "employer"),
+        ("I've started a new job at Google.", "employer"),
+        ("Ho accettato un posto in una startup di Torino.", "employer"),
+        ("He aceptado un puesto en Iberdrola.", "employer"),
+    ],
+)
+def test_a_move_or_a_new_job_in_other_words_is_where_the_client_lives_or_works(text, attribute):
+    """Where the client lives and works now, said with the other verbs people use for it."""
+    [candidate] = extract(text, speaker="client", observed_at=OBSERVED_AT)
+    assert (candidate.kind, candidate.category, candidate.attribute) == (
+        "semantic",
+        "fact",
+        attribute,
+    )
