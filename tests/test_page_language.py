@@ -247,3 +247,11 @@ def test_the_server_error_page_speaks_the_language(rf):
     assert "<h1>Se ha producido un error</h1>" in page
     with translation.override("en"):
         assert "<h1>Something went wrong</h1>" in server_error(rf.get("/")).content.decode()
+
+
+def test_memoryhubs_own_work_is_named_in_the_language(client, personas):
+    user_language_set(user=personas.supervisor, language="es")
+    client.force_login(personas.supervisor)
+    page = client.get(f"/clients/{personas.client.pk}/audit/").content.decode()
+    assert '<strong class="audit-actor">sistema</strong>' in page  # the advisor's assignment
+    assert ">system<" not in page
