@@ -11,14 +11,12 @@ from curation.models import ReviewItem
 from curation.selectors import DEFAULT_SORT, SORT_LABELS
 from memories.models import Kind
 
+# What to do, as a choice says it (the model's labels say what was done).
 CONFLICT_CHOICES = [
-    (d.value, d.label)
-    for d in (
-        ReviewItem.Decision.KEEP_OLD,
-        ReviewItem.Decision.ACCEPT_NEW,
-        ReviewItem.Decision.KEEP_BOTH,
-        ReviewItem.Decision.MERGE,
-    )
+    (ReviewItem.Decision.KEEP_OLD.value, _("Keep old")),
+    (ReviewItem.Decision.ACCEPT_NEW.value, _("Accept new")),
+    (ReviewItem.Decision.KEEP_BOTH.value, _("Keep both")),
+    (ReviewItem.Decision.MERGE.value, _("Merge")),
 ]
 # The bulk bar speaks as the cards do, by when each side was said; each item's decision is
 # then the one that keeps that side of it (``review_bulk``).

@@ -9,6 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from memories.crypto.fields import SealedTextField
 from memories.crypto.queryset import SealedQuerySet
@@ -27,12 +28,12 @@ class ReviewItem(models.Model):
 
     class Decision(models.TextChoices):
         NONE = "", "—"
-        KEEP_OLD = "keep_old", _("Keep old")
-        ACCEPT_NEW = "accept_new", _("Accept new")
-        KEEP_BOTH = "keep_both", _("Keep both")
-        MERGE = "merge", _("Merge")
-        APPROVE = "approve", _("Approve")
-        REJECT = "reject", _("Reject")
+        KEEP_OLD = "keep_old", pgettext_lazy("review decision", "Keep old")
+        ACCEPT_NEW = "accept_new", pgettext_lazy("review decision", "Accept new")
+        KEEP_BOTH = "keep_both", pgettext_lazy("review decision", "Keep both")
+        MERGE = "merge", pgettext_lazy("review decision", "Merge")
+        APPROVE = "approve", pgettext_lazy("review decision", "Approve")
+        REJECT = "reject", pgettext_lazy("review decision", "Reject")
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="review_items")
