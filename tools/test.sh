@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite (what `make test` runs): the browser tests need Debian's Chromium,
-# one test needs a Redis server and the catalogues' checks GNU gettext. They are installed when missing and this runs as root
-# with apt-get (as CI does); otherwise those tests say they are skipped and why.
+# one test needs a Redis server and the catalogues' checks GNU gettext. They are installed
+# when missing and this runs as root with apt-get (as CI does); otherwise those tests say
+# they are skipped and why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
