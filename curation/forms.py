@@ -69,6 +69,8 @@ class BulkDecisionForm(DecisionForm):
         cast(forms.ModelMultipleChoiceField, self.fields["items"]).queryset = items
         if self.item_type == ReviewItem.Type.CONFLICT:
             cast(forms.ChoiceField, self.fields["decision"]).choices = BULK_CONFLICT_CHOICES
+            # What each card recommends (its one primary button): the more recent.
+            self.fields["decision"].initial = KEEP_LATER
 
 
 class QueueFilterForm(forms.Form):

@@ -61,6 +61,7 @@ def _queue(request, item_type: str, bulk_form: BulkDecisionForm | None = None, *
     filter_form = QueueFilterForm(request.GET, clients=clients_with_open_items(scope))
     items = queue_items(scope, item_type=item_type, **filter_form.query())
     page = Paginator(items, ITEMS_PER_PAGE).get_page(request.GET.get("page"))
+    bulk = bulk_form or BulkDecisionForm(item_type=item_type, items=scope)
     recent = (
         scope.exclude(state=ReviewItem.State.OPEN)
         .select_related("client", "decided_by", "memory")
@@ -76,8 +77,8 @@ def _queue(request, item_type: str, bulk_form: BulkDecisionForm | None = None, *
         "filter_form": filter_form,
         "filter_qs": urlencode({"type": item_type, **filter_form.kept()}),
         "recent": recent,
-        "bulk_form": bulk_form or BulkDecisionForm(item_type=item_type, items=scope),
-        "bulk_decision": bulk_form["decision"].value() if bulk_form else "",
+        "bulk_form": bulk,
+        "bulk_decision": bulk["decision"].value() or "",
         "selected": {str(pk) for pk in bulk_form["items"].value() or []} if bulk_form else set(),
         **extra,
     }

@@ -24,6 +24,14 @@ class DomainError(Exception):
             self.code = code
 
 
+class NotFound(DomainError):
+    """A request names, in its body, something that does not exist where it is asked
+    (an advisor who is not one of the tenant's): as an unknown reference does, a 404."""
+
+    status_code = HTTPStatus.NOT_FOUND
+    code = "not_found"
+
+
 class Conflict(DomainError):
     status_code = HTTPStatus.CONFLICT
     code = "conflict"

@@ -27,6 +27,8 @@ CONFIGS = {
     "nl": "dutch",
 }
 SIMPLE = "simple"
+# The languages a client may be said to speak: those memoryhub reads (ISO 639-1 codes).
+CLIENT_LANGUAGES = tuple(CONFIGS)
 # Every configuration a memory can be indexed in, in a fixed order (a query's parameters).
 ALL_CONFIGS = (*CONFIGS.values(), SIMPLE)
 _CODES = {config: code for code, config in CONFIGS.items()}
@@ -40,6 +42,17 @@ _lock = threading.Lock()
 def text_config(language: str) -> str:
     """The configuration that stems a memory of ``language`` (an ISO code, "" for none)."""
     return CONFIGS.get(language, SIMPLE)
+
+
+def language_name(code: str) -> str:
+    """The name of language ``code`` in the active language ("Italian", "italiano"); the
+    code itself when it names no language Django knows (a value set before it was checked)."""
+    from django.utils.translation import get_language_info
+
+    try:
+        return str(get_language_info(code)["name_translated"])
+    except KeyError:
+        return code
 
 
 def code_of(config: str) -> str:

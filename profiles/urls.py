@@ -1,6 +1,6 @@
 from django.urls import path
 
-from profiles.pages import panels, views
+from profiles.pages import assign, panels, views
 
 page_urlpatterns = [
     path("clients/", views.client_list, name="clients"),
@@ -13,6 +13,11 @@ page_urlpatterns = [
         name="client-context",
     ),
     path("clients/<uuid:client_id>/export/", panels.client_export_page, name="client-export"),
+    path(
+        "clients/<uuid:client_id>/advisors/",
+        assign.client_advisors_page,
+        name="client-advisors",
+    ),
     path("clients/<uuid:client_id>/erase/", views.client_erase_page, name="client-erase"),
     path("me/", views.my_memory, name="mine"),
 ]

@@ -77,7 +77,7 @@ def test_advisor_searches_a_clients_memory_and_opens_its_lineage(page, personas,
     page.get_by_label("Search this client's memory").fill("contacted phone")
     page.get_by_role("button", name="Search").click()
     results = page.locator("#memory-results")
-    results.get_by_text("best first").wait_for()
+    results.get_by_text("“contacted phone”").wait_for()
     assert "Prefers to be contacted by email." not in results.inner_text()  # superseded
     assert "?q=contacted+phone" in page.url  # the URL can be shared
     shot(page, "client-search")
@@ -130,7 +130,7 @@ def test_supervisor_resolves_a_conflict_and_the_old_memory_leaves_search(page, p
 
     page.goto(f"/clients/{c.pk}/?q=contacted")
     results = page.locator("#memory-results")
-    results.get_by_text("best first").wait_for()
+    results.locator("p.summary").wait_for()
     assert "Prefers to be contacted by phone." in results.inner_text()
     assert "Prefers to be contacted by email." not in results.inner_text()
 

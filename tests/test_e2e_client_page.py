@@ -64,7 +64,7 @@ def test_an_explicit_search_is_sent_once(page, personas, emma):
 
     page.get_by_label("Search this client's memory").fill("contacted phone")
     page.get_by_role("button", name="Search").click()
-    page.locator("#memory-results").get_by_text("for “contacted phone”").wait_for()
+    page.locator("#memory-results").get_by_text("“contacted phone”").wait_for()
     page.wait_for_timeout(1000)  # past the typing pause: nothing else may follow
     assert [re.sub(r".*\?", "", url) for url in sent] == [
         "q=contacted%20phone&kind=&tier=&status=live&since=&until="
@@ -74,13 +74,13 @@ def test_an_explicit_search_is_sent_once(page, personas, emma):
     search = page.get_by_label("Search this client's memory")
     search.fill("bristol")
     search.press("Enter")
-    page.locator("#memory-results").get_by_text("for “bristol”").wait_for()
+    page.locator("#memory-results").get_by_text("“bristol”").wait_for()
     page.wait_for_timeout(1000)
     assert len(sent) == 1
 
     sent.clear()
     page.get_by_label("Kind").select_option("semantic")  # a filter searches at once
-    page.locator("#memory-results").get_by_text("for “bristol”").wait_for()
+    page.locator("#memory-results").get_by_text("“bristol”").wait_for()
     page.wait_for_timeout(1000)
     assert len(sent) == 1
     assert errors == []
@@ -119,21 +119,21 @@ def test_back_shows_the_search_box_and_results_of_the_same_search(page, personas
     results = page.locator("#memory-results")
     search.fill("phone")
     search.press("Enter")
-    results.get_by_text("for “phone”").wait_for()
+    results.get_by_text("“phone”").wait_for()
     page.wait_for_url(re.compile(r"\?q=phone"))
     search.fill("bristol")
     search.press("Enter")
-    results.get_by_text("for “bristol”").wait_for()
+    results.get_by_text("“bristol”").wait_for()
     page.wait_for_url(re.compile(r"\?q=bristol"))
 
     page.go_back()
     page.wait_for_url(re.compile(r"\?q=phone"))
-    results.get_by_text("for “phone”").wait_for()
+    results.get_by_text("“phone”").wait_for()
     assert page.get_by_label("Search this client's memory").input_value() == "phone"
 
     page.go_forward()
     page.wait_for_url(re.compile(r"\?q=bristol"))
-    results.get_by_text("for “bristol”").wait_for()
+    results.get_by_text("“bristol”").wait_for()
     assert page.get_by_label("Search this client's memory").input_value() == "bristol"
 
     # A client's memory is not kept in the browser's storage for the history either.

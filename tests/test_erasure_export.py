@@ -141,7 +141,7 @@ def test_bad_input_is_a_clear_4xx(setup):
         "fields": {},
     }
     assert api.get("/api/v1/clients/nobody/export/").status_code == 404
-    assert api.put("/api/v1/clients/ana-7/", {}, format="json").status_code == 405
+    assert api.patch("/api/v1/clients/ana-7/", {}, format="json").status_code == 405
 
 
 def test_the_page_erases_only_with_the_reference_typed_again(setup):

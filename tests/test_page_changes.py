@@ -45,6 +45,15 @@ def test_an_advisor_corrects_a_memory_and_lands_on_the_new_one(client, personas,
     assert email.status == "superseded"
 
 
+def test_the_correction_starts_from_todays_text(client, personas, email):
+    client.force_login(personas.advisor)
+    page = client.get(f"/memories/{email.pk}/").content.decode()
+    assert (
+        '<textarea id="id_correct_content" name="content" rows="3" maxlength="2000" required>'
+        "Prefers to be contacted by email.</textarea>"
+    ) in page
+
+
 def test_a_refused_correction_keeps_what_was_typed_and_changes_nothing(client, personas, email):
     client.force_login(personas.advisor)
     with unchanged():
@@ -210,3 +219,46 @@ def test_a_memory_page_says_who_corrected_it_and_who_undid_the_correction(client
         "supervisor on"
     ) in page
     assert "“Not so.”" in page
+
+
+def test_the_audit_trail_names_memories_and_reviews_not_ids(client, personas, email):
+    """A decision that moves the winner into the core tier reads as the memory it replaced
+    (its text, linked) and the review (linked to its decision); an entry written with ids
+    in its reason reads the same way."""
+    from curation.services.review import conflict_decide
+
+    Memory.objects.filter(pk=email.pk).update(tier="core")
+    email.refresh_from_db()
+    phone = factories.MemoryFactory.create(
+        client=personas.client, content="Prefers to be contacted by phone."
+    )
+    item = factories.ReviewItemFactory.create(memory=phone, other_memory=email)
+    conflict_decide(item=item, decision="accept_new", actor=personas.supervisor, reason="Rang.")
+    decided = AuditEntry.objects.get(action="review.decide", object_id=str(item.pk))
+    hidden = factories.MemoryFactory.create(client=personas.advisor2_client, content="Sails.")
+    audit(
+        tenant_id=personas.tenant.pk,
+        action="memory.set_tier",
+        object_type="memory",
+        object_id=phone.pk,
+        reason=f"takes the core place of {email.pk} (review {item.pk}), not {hidden.pk}",
+        data={"from": "core", "to": "core", "pinned": True},
+    )
+
+    client.force_login(personas.advisor)
+    response = client.get(f"/clients/{personas.client.pk}/audit/")
+    html = " ".join(response.content.decode().split())
+    assert str(email.pk) not in _text(response) and str(item.pk) not in _text(response)
+    memory_link = f'<a href="/memories/{email.pk}/">Prefers to be contacted by email.</a>'
+    review_link = (
+        f'<a href="/memories/{phone.pk}/audit/#entry-{decided.pk}">'
+        f"the review decided on {decided.at:%-d %b %Y}</a>"
+    )
+    assert "Why: “takes the core place of the memory it superseded in review”" in _text(response)
+    assert f"<li>takes the place of {memory_link}</li>" in html
+    assert f"<li>{review_link}</li>" in html
+    assert (
+        f"Why: “takes the core place of {memory_link} (review {review_link}), not a memory "
+        "you cannot see”"
+    ) in html
+    assert "Sails." not in html

@@ -190,7 +190,7 @@ def test_timeline_events_link_to_the_memories_they_produced(client, personas, po
     memory_id = said["memories"][0]["id"]
     assert again["memories"][0] == {**again["memories"][0], "id": memory_id}
     client.force_login(personas.advisor)
-    response = client.get(f"/clients/{personas.client.pk}/timeline/")
+    response = client.get(f"/clients/{personas.client.pk}/timeline/", HTTP_HX_REQUEST="true")
     events = list(response.context["events"])
     assert [[(e.memory_id, e.role) for e in ev.produced] for ev in events] == [
         [(Memory.objects.get(pk=memory_id).pk, "restated")],
@@ -212,3 +212,21 @@ def test_a_search_for_nothing_said_says_nothing_matches(client, personas, post_e
     )
     assert 'class="memory-content"' not in response.content.decode()
     assert "No memory matches “quantum chromodynamics lattice”" in response.content.decode()
+
+
+@pytest.mark.parametrize("fragment", ["timeline", "memories"])
+def test_a_fragment_opened_directly_is_the_whole_page(client, personas, fragment):
+    """A link copied or a page reloaded outside htmx gets the client page, styled and
+    titled; htmx gets the fragment alone."""
+    factories.EventFactory.create(client=personas.client, content="I live in Bath.")
+    factories.MemoryFactory.create(client=personas.client, content="Lives in Bath.")
+    client.force_login(personas.advisor)
+    url = f"/clients/{personas.client.pk}/{fragment}/"
+    whole = client.get(url).content.decode()
+    assert whole.startswith("<!doctype html>")
+    assert f"<title>{personas.client} · memoryhub</title>" in whole
+    assert '<link rel="stylesheet"' in whole
+    assert "I live in Bath." in whole and "Lives in Bath." in whole
+    alone = client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert "<html" not in alone and "<title>" not in alone
+    assert ("I live in Bath." if fragment == "timeline" else "Lives in Bath.") in alone

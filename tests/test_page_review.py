@@ -287,6 +287,16 @@ def test_bulk_refuses_items_of_another_tenant(client, personas, conflict):
     assert db_state() == before
 
 
+def test_the_bulk_decision_starts_on_what_the_cards_recommend(client, personas, conflict):
+    """Each conflict card's one primary button keeps the more recent: so does the bulk
+    bar until the supervisor chooses otherwise."""
+    client.force_login(personas.supervisor)
+    page = " ".join(client.get(reverse("curation:queue")).content.decode().split())
+    assert '<option value="keep_later" selected>Keep the more recent</option>' in page
+    assert '<option value="keep_earlier">Keep the earlier</option>' in page
+    assert '<button type="submit" name="decision" value="accept_new">Keep the more recent' in page
+
+
 def test_bulk_with_nothing_selected_says_what_to_do(client, personas, conflict):
     client.force_login(personas.supervisor)
     response = client.post(

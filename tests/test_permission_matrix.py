@@ -145,6 +145,10 @@ PAGE_BULK = cells(403, supervisor=302, admin=302, anonymous=LOGIN)
 ERASE_EMMA = cells(403, supervisor=200, admin=200, advisor2=404, heir=404)
 PAGE_ERASE = cells(403, supervisor=302, admin=302, outsider=404, advisor2=404, heir=404)
 PAGE_ERASE["anonymous"] = LOGIN
+# Who advises a client: supervisors and admins choose; whoever else sees emma gets 403.
+ASSIGN_EMMA = cells(403, supervisor=200, admin=200, advisor2=404, heir=404)
+PAGE_ASSIGN = cells(403, supervisor=302, admin=302, outsider=404, advisor2=404, heir=404)
+PAGE_ASSIGN["anonymous"] = LOGIN
 # Import: a tenant-wide act for supervisors and admins; everyone else signed in gets 403.
 IMPORT_ZOE = cells(403, supervisor=201, admin=201)
 # Correct and forget from the page: whoever may write the memory (a redirect to its page);
@@ -269,6 +273,23 @@ ROWS = [
     Row("context", "get", "/api/v1/context/", API_405, "read"),
     Row("erase emma", "delete", "/api/v1/clients/emma/", ERASE_EMMA, "write"),
     Row("erase missing", "delete", "/api/v1/clients/nobody/", cells(404), "write"),
+    Row(
+        "name emma",
+        "put",
+        "/api/v1/clients/emma/",
+        cells(200, advisor2=404, client=403, heir=403),
+        "write",
+        body={"display_name": "Emma C.", "language": "en"},
+    ),
+    Row("advisors emma", "get", "/api/v1/clients/emma/advisors/", ASSIGN_EMMA, "read"),
+    Row(
+        "advisors emma",
+        "put",
+        "/api/v1/clients/emma/advisors/",
+        ASSIGN_EMMA,
+        "write",
+        body={"advisors": ["advisor", "advisor2"]},
+    ),
     Row("erase", "post", "/api/v1/clients/emma/", API_405, "write", body={}),
     Row(
         "profile emma",
@@ -388,6 +409,23 @@ ROWS = [
         "erase emma (page)",
         "get",
         "/clients/{emma}/erase/",
+        cells(405, anonymous=LOGIN),
+        "read",
+        page=True,
+    ),
+    Row(
+        "advisors emma (page)",
+        "post",
+        "/clients/{emma}/advisors/",
+        PAGE_ASSIGN,
+        "write",
+        body={"advisors": ["advisor", "advisor2"]},
+        page=True,
+    ),
+    Row(
+        "advisors emma (page)",
+        "get",
+        "/clients/{emma}/advisors/",
         cells(405, anonymous=LOGIN),
         "read",
         page=True,
@@ -660,12 +698,12 @@ def test_matrix_size(record_property):
     endpoints = {_endpoint(row) for row in ROWS}
     pairs = {(_endpoint(row), row.method) for row in ROWS}
     assert len(PERSONAS) == 7
-    # 21 API endpoints (schema and docs included), /mcp/ under WSGI, 22 pages
-    assert len(endpoints) == 44
-    assert len(pairs) == 72  # endpoint × method; 85 rows with the targets
-    assert len(ROWS) == 85
-    assert len([cell for cell in CELLS if cell[1] != "anonymous"]) == 7 * 85 == 595
-    assert len(CELLS) == 680  # and an anonymous caller for every row
+    # 22 API endpoints (schema and docs included), /mcp/ under WSGI, 23 pages
+    assert len(endpoints) == 46
+    assert len(pairs) == 77  # endpoint × method; 90 rows with the targets
+    assert len(ROWS) == 90
+    assert len([cell for cell in CELLS if cell[1] != "anonymous"]) == 7 * 90 == 630
+    assert len(CELLS) == 720  # and an anonymous caller for every row
     record_property("matrix", f"7 personas × {len(ROWS)} rows ({len(pairs)} endpoint × method)")
 
 

@@ -93,6 +93,16 @@ def test_every_call(server, personas, supervisor_key):
         assert [e["text"] for e in hub.profile("emma")["profile"]["static"]] == [EMAIL]
         page = hub.list_clients(limit=2)
         assert ([c["ref"] for c in page["results"]], page["next_offset"]) == (["carlos", "emma"], 2)
+        named = hub.set_client("laura-conti", display_name="Laura Conti", language="it")
+        assert (named["ref"], named["display_name"], named["language"]) == (
+            "laura-conti",
+            "Laura Conti",
+            "it",
+        )
+        assert hub.set_client("laura-conti", language="es")["display_name"] == "Laura Conti"
+        chosen = hub.set_client_advisors("laura-conti", ["advisor"])
+        assert chosen == {"client": "laura-conti", "advisors": ["advisor"], "groups": []}
+        assert hub.client_advisors("laura-conti") == chosen
         listed = hub.list_memories("emma", limit=1)
         assert [m["content"] for m in listed] == ["We are planning to buy a house in Bristol."]
         assert hub.get_memory(memory["id"])["evidence"][0]["external_id"] == "m-1"

@@ -14,6 +14,9 @@ pytestmark = pytest.mark.django_db
 PROBES = {"/api/v1/health/live", "/api/v1/health/ready"}
 OPERATIONS = {
     ("/api/v1/clients/{ref}/", "delete"): "client_erase",
+    ("/api/v1/clients/{ref}/", "put"): "client_put",
+    ("/api/v1/clients/{ref}/advisors/", "get"): "client_advisors",
+    ("/api/v1/clients/{ref}/advisors/", "put"): "client_advisors_set",
     ("/api/v1/clients/{ref}/export/", "get"): "client_export",
     ("/api/v1/clients/", "get"): "clients_list",
     ("/api/v1/clients/", "post"): "client_import",
@@ -154,7 +157,7 @@ def test_every_text_field_says_it_refuses_nul(api_client):
         for name, field in component["properties"].items()
         if field.get("type") == "string" and "format" not in field and "enum" not in field
     ]
-    assert len(strings) == 17
+    assert len(strings) == 18
     assert [
         name for name, field in strings if field["pattern"] not in (NOT_BLANK_TEXT, NO_NUL)
     ] == ["client", "content", "url"]

@@ -85,6 +85,8 @@ WRITES = {
     "review_decide",
     "client_import",
     "client_erase",
+    "client_put",
+    "client_advisors_set",
 }
 
 

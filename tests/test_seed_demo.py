@@ -100,3 +100,24 @@ def test_each_demo_memory_keeps_the_client_s_words_and_the_day_they_were_said():
     morning = Memory.objects.get(content__startswith="Mornings suit me better now")
     afternoon = Memory.objects.get(content__startswith="I'd rather meet in the afternoons")
     assert morning.observed_at > afternoon.observed_at
+
+
+@pytest.mark.parametrize("decision", ["accept_new", "keep_old", "keep_both", "merge"])
+def test_seeding_again_never_reopens_what_a_supervisor_decided(decision):
+    """``serve`` seeds the demo at every start: a conflict settled between two starts stays
+    settled, whichever way, and so do the promotions."""
+    from curation.services.review import review_decide
+
+    _seed()
+    supervisor = Membership.objects.get(tenant__slug="demo", role="SUPERVISOR").user
+    opened = list(ReviewItem.objects.filter(tenant__slug="demo", state=ReviewItem.State.OPEN))
+    for item in opened:
+        choice = decision if item.type == ReviewItem.Type.CONFLICT else "reject"
+        review_decide(item=item, decision=choice, actor=supervisor, reason="Settled.")
+    statuses = dict(Memory.objects.values_list("pk", "status"))
+
+    _seed()
+    _seed()
+    assert list(ReviewItem.objects.filter(tenant__slug="demo", state="open")) == []
+    assert ReviewItem.objects.filter(tenant__slug="demo").count() == len(opened) == 3
+    assert dict(Memory.objects.values_list("pk", "status")) == statuses

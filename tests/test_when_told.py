@@ -3,6 +3,7 @@ agent's context and the client page say of time, and what a correction keeps of 
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -152,3 +153,59 @@ def test_the_client_page_says_what_is_planned_and_what_has_gone_by(client, perso
     assert "planned for" in text and ", ahead" in text
     assert '<span class="badge past">past</span>' in text
     assert "said " in text
+
+
+def _said_of_time(html: str) -> list[str]:
+    """What the page says of when each memory happens, in the order shown."""
+    text = " ".join(re.sub(r"<(?!/?span)[^>]+>", "", html).split())
+    return re.findall(
+        r"(happened [^·]+?|planned for [^·]+?, ahead|planned for [^·<]+?"
+        r' <span class="badge past">past</span>) ·',
+        text,
+    )
+
+
+@pytest.mark.django_db
+def test_the_list_its_search_and_the_memory_page_agree_on_when(client, personas):
+    """ "Happened" is said of the past only: a plan ahead reads "planned for …, ahead" and
+    a plan whose day went by "planned for …" marked past, in the client page's list, in
+    its search, and on the memory's own page."""
+    today = timezone.localdate()
+    ahead, gone = today + timedelta(days=3), today - timedelta(days=40)
+    plan = factories.MemoryFactory.create(
+        client=personas.client,
+        content="We meet the notary about the deed next week.",
+        occurred=Happened(ahead, Precision.DAY),
+        expires_at=_end_of(ahead),
+    )
+    old_plan = factories.MemoryFactory.create(
+        client=personas.client,
+        content="We met the notary about the deed on the 3rd.",
+        occurred=Happened(gone, Precision.DAY),
+        expires_at=_end_of(gone),
+        observed_at=timezone.now() - timedelta(days=45),
+    )
+    sold = factories.MemoryFactory.create(
+        client=personas.client,
+        content="I sold the flat about the deed last month.",
+        occurred=Happened(today.replace(day=1) - timedelta(days=1), Precision.MONTH),
+        observed_at=timezone.now() - timedelta(days=1),
+    )
+    day = "{:%-d %b %Y}".format
+    month = "{:%B %Y}".format
+    expected = {
+        plan.pk: f"planned for {day(ahead)}, ahead",
+        old_plan.pk: f'planned for {day(gone)} <span class="badge past">past</span>',
+        sold.pk: f"happened {month(sold.occurred_on)}",
+    }
+    client.force_login(personas.advisor)
+    url = reverse("profiles:client-memories", args=[personas.client.pk])
+    listed = _said_of_time(client.get(url).content.decode())
+    assert listed == [expected[m.pk] for m in (plan, sold, old_plan)]
+    searched = _said_of_time(client.get(url, {"q": "notary deed"}).content.decode())
+    assert sorted(searched) == sorted(expected[m.pk] for m in (plan, old_plan))
+    for memory in (plan, old_plan, sold):
+        page = client.get(reverse("memories:memory", args=[memory.pk])).content.decode()
+        text = " ".join(page.split())
+        assert f"<dt>When</dt><dd>{expected[memory.pk]}" in re.sub(r"</?time[^>]*>", "", text)
+        assert "<dt>Happened</dt>" not in text

@@ -49,13 +49,23 @@ CONFLICT_DECISIONS = (
 
 @transaction.atomic
 def conflict_reviews_open(*, relation_ids: list[int]) -> list[ReviewItem]:
-    """One open conflict review per ``conflicts_with`` relation; safe to run twice."""
+    """One open conflict review per ``conflicts_with`` relation; safe to run twice, also
+    after a decision: a pair a supervisor settled (or that was closed as obsolete) is not
+    asked again, nor one of which a memory is no longer live (the relation stays, as
+    history, after "keep the more recent" supersedes its old end)."""
     items, opened = [], []
     relations = Relation.objects.filter(
         pk__in=relation_ids, type=RelationType.CONFLICTS_WITH
     ).select_related("source", "target")
     for relation in relations:
         new, old = relation.source, relation.target
+        if new.status not in LIVE_STATUSES or old.status not in LIVE_STATUSES:
+            continue
+        closed = ReviewItem.objects.filter(
+            type=ReviewItem.Type.CONFLICT, memory=new, other_memory=old
+        ).exclude(state=ReviewItem.State.OPEN)
+        if closed.exists():
+            continue
         item, created = ReviewItem.objects.get_or_create(
             type=ReviewItem.Type.CONFLICT,
             memory=new,
@@ -172,7 +182,8 @@ def _accept_new(s: _Settling) -> Memory:
                 tier=Tier.CORE,
                 actor=s.actor,
                 actor_label=s.actor_label,
-                reason=f"takes the core place of {s.old.pk} (review {s.item.pk})",
+                reason="takes the core place of the memory it superseded in review",
+                because_of={"replaces": str(s.old.pk), "review_item": str(s.item.pk)},
             )
     return invalidated
 

@@ -1,5 +1,6 @@
 """Agent API (v1) for a client as a whole: the clients a key may see, erasure (the right
-to be forgotten), export and import (portability)."""
+to be forgotten), export and import (portability). Its name, language and advisors:
+``client_record``."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from rest_framework.response import Response
 from memories import permissions
 from memories.api import docs
 from memories.api.base import BaseApiView, actor_label, tenant_of
+from memories.api.client_record import ClientRecordApi
 from memories.api.inputs import ClientListInSerializer
 from memories.api.shapes import ClientListOutSerializer
 from memories.services.client_data.erasure import client_erase
@@ -18,8 +20,9 @@ from memories.services.client_data.export import client_export
 from memories.services.client_data.importing import client_import
 
 
-class ClientApi(BaseApiView):
-    """The right to be forgotten: everything held about one client, removed at once."""
+class ClientApi(ClientRecordApi):
+    """The right to be forgotten: everything held about one client, removed at once (and,
+    from ``ClientRecordApi``, its name and language)."""
 
     @extend_schema(
         parameters=[docs.CLIENT_REF_PARAMETER],

@@ -79,6 +79,25 @@ LINKS: dict[tuple[str, str], dict] = {
             "client_export", "Everything held about the first client.", ref="/results/0/ref"
         ),
     },
+    **{
+        ("client_put", status): {
+            "client_advisors_set": _link(
+                "client_advisors_set", "Choose who advises the client.", ref="/ref"
+            ),
+            "client_export": _link(
+                "client_export", "Everything held about the client.", ref="/ref"
+            ),
+        }
+        for status in ("200", "201")
+    },
+    ("client_advisors", "200"): {
+        "client_advisors_set": _link(
+            "client_advisors_set", "Choose who advises the client.", ref="/client"
+        ),
+    },
+    ("client_advisors_set", "200"): {
+        "client_advisors": _link("client_advisors", "Who advises the client.", ref="/client"),
+    },
     ("review_list", "200"): {
         "review_retrieve": _link(
             "review_retrieve", "The first item, with both memories.", item_id="/results/0/id"

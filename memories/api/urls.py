@@ -1,7 +1,17 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from memories.api import clients, events, health, memories, probes, search, tools, webhooks
+from memories.api import (
+    client_record,
+    clients,
+    events,
+    health,
+    memories,
+    probes,
+    search,
+    tools,
+    webhooks,
+)
 
 app_name = "memories"
 
@@ -27,6 +37,11 @@ api_urlpatterns = [
     path("clients/", clients.ClientImportApi.as_view(), name="client-import"),
     path("clients/<str:ref>/", clients.ClientApi.as_view(), name="client"),
     path("clients/<str:ref>/export/", clients.ClientExportApi.as_view(), name="client-export"),
+    path(
+        "clients/<str:ref>/advisors/",
+        client_record.ClientAdvisorsApi.as_view(),
+        name="client-advisors",
+    ),
     path("tools/", tools.ToolsApi.as_view(), name="tools"),
     path("webhooks/", webhooks.WebhooksApi.as_view(), name="webhooks"),
     path("webhooks/<uuid:endpoint_id>/", webhooks.WebhookApi.as_view(), name="webhook"),

@@ -12,6 +12,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from guardian.models import GroupObjectPermissionBase, UserObjectPermissionBase
 
+from memories.languages import language_name
+
 
 class TextSearchLanguage(models.TextChoices):
     """A tenant's language: what its memories are stemmed in when their own language cannot
@@ -209,6 +211,11 @@ class Client(models.Model):
 
     def __str__(self) -> str:
         return self.display_name or self.external_ref
+
+    @property
+    def language_name(self) -> str:
+        """The name of the client's language in the reader's language; "" for none."""
+        return language_name(self.language) if self.language else ""
 
 
 class ClientUserObjectPermission(UserObjectPermissionBase):

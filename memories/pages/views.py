@@ -24,6 +24,7 @@ from memories.pages.forms import CorrectionForm, ForgetForm, TierForm, UndoForm
 from memories.selectors.audit import pending_undo
 from memories.selectors.lineage import lineage_of
 from memories.selectors.memory import linked_for, status_change
+from memories.selectors.when import when_told
 from memories.services.write.lifecycle import memory_set_tier
 from memories.templatetags.words import tier_name
 
@@ -75,6 +76,7 @@ def memory_page(request, memory, *, status: int = 200, **changes):
     context = {
         "memory": memory,
         "past": memory.is_past(timezone.now()),
+        "when": when_told(memory),  # in the words of the client page's list
         "client": memory.client,
         "evidence": evidence,
         "show_evidence": history,
@@ -98,7 +100,8 @@ def _changes_context(user, memory, **bound) -> dict:
     return {
         "can_change": memory.status in LIVE_STATUSES and permissions.can_write_memory(user, memory),
         "can_read_audit": permissions.can_read_audit(user, memory.client),
-        "correction_form": CorrectionForm(),
+        # Today's text to edit: most corrections change a word or a date, not everything.
+        "correction_form": CorrectionForm(initial={"content": memory.content}),
         "forget_form": ForgetForm(),
         "undo_form": UndoForm(initial={"entry": undo.pk} if undo else None),
         "undo_entry": undo,

@@ -8,8 +8,8 @@ to one of their groups). A superuser is ADMIN in every tenant.
 
 - ADMIN (a superuser): every tenant, and everything in it.
 - SUPERVISOR: every client of their tenant; writes memory, overrides tiers, decides
-  reviews, undoes corrections and forgets, runs evaluations, erases clients, manages the
-  tenant's API keys.
+  reviews, undoes corrections and forgets, runs evaluations, erases clients, chooses who
+  advises each client, manages the tenant's API keys.
 - ADVISOR: the clients assigned to them, and the memory of their own sessions (even
   after the client is unassigned); writes (corrects, forgets) the memory they see; a
   client they create by posting about it is assigned to them.
@@ -44,6 +44,7 @@ from memories.permissions.curating import (
     memory_for_undo,
 )
 from memories.permissions.objects import (
+    can_assign_client,
     can_browse_client,
     can_browse_clients,
     can_create_client,
@@ -65,7 +66,9 @@ from memories.permissions.objects import (
     can_write_client_memory,
     can_write_memories,
     can_write_memory,
+    client_by_id_for_assignment,
     client_by_id_for_read,
+    client_for_assignment,
     client_for_erasure,
     client_for_export,
     client_for_read,
@@ -89,6 +92,8 @@ from memories.permissions.querysets import (
 )
 from memories.permissions.roles import (
     ADVISE_CLIENT,
+    ASSIGN_CLIENTS,
+    ASSIGN_MESSAGE,
     CREATE_CLIENT,
     DECIDE_REVIEW,
     ERASE_CLIENT,
@@ -119,6 +124,8 @@ from memories.permissions.roles import (
 
 __all__ = [
     "ADVISE_CLIENT",
+    "ASSIGN_CLIENTS",
+    "ASSIGN_MESSAGE",
     "CREATE_CLIENT",
     "DECIDE_REVIEW",
     "ERASE_CLIENT",
@@ -141,6 +148,7 @@ __all__ = [
     "VIEW_REVIEWS",
     "WRITER_ROLES",
     "WRITE_MEMORY",
+    "can_assign_client",
     "can_browse_client",
     "can_browse_clients",
     "can_create_client",
@@ -164,7 +172,9 @@ __all__ = [
     "can_write_client_memory",
     "can_write_memories",
     "can_write_memory",
+    "client_by_id_for_assignment",
     "client_by_id_for_read",
+    "client_for_assignment",
     "client_for_audit",
     "client_for_erasure",
     "client_for_export",

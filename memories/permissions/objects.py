@@ -26,6 +26,8 @@ from memories.permissions.querysets import (
     tenants_visible_to,
 )
 from memories.permissions.roles import (
+    ASSIGN_CLIENTS,
+    ASSIGN_MESSAGE,
     CREATE_CLIENT,
     DECIDE_REVIEW,
     ERASE_CLIENT,
@@ -121,6 +123,12 @@ def can_decide_review(user, target) -> bool:
     return has_perm(user, target.tenant_id, DECIDE_REVIEW) and can_browse_client(
         user, target.client
     )
+
+
+def can_assign_client(user, client: Client) -> bool:
+    """May choose who advises ``client`` (its advisors and groups): supervisors and admins
+    of its tenant. An advisor never hands clients around, their own included."""
+    return has_perm(user, client.tenant_id, ASSIGN_CLIENTS) and can_browse_client(user, client)
 
 
 def can_run_evaluation(user, tenant: Tenant) -> bool:
@@ -295,6 +303,23 @@ def client_for_export(user, tenant: Tenant, external_ref: str) -> Client:
     client = client_for_read(user, tenant, external_ref)
     if not can_export_client(user, client):
         raise PermissionDenied(_("Only a supervisor may export a client's data."))
+    return client
+
+
+def client_for_assignment(user, tenant: Tenant, external_ref: str) -> Client:
+    """The client if ``user`` may choose who advises it; 404 if not visible, 403 if visible
+    (its advisor, its own login)."""
+    client = client_for_read(user, tenant, external_ref)
+    if not can_assign_client(user, client):
+        raise PermissionDenied(ASSIGN_MESSAGE)
+    return client
+
+
+def client_by_id_for_assignment(user, client_id) -> Client:
+    """``client_for_assignment`` for the pages, by primary key in any tenant of the user."""
+    client = client_by_id_for_read(user, client_id)
+    if not can_assign_client(user, client):
+        raise PermissionDenied(ASSIGN_MESSAGE)
     return client
 
 

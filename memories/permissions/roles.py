@@ -38,6 +38,7 @@ MANAGE_WEBHOOKS = "manage_webhooks"  # register webhook endpoints, see their del
 VIEW_MEMBERS = "view_members"  # who belongs to the tenant, in which role
 VIEW_OPERATIONS = "view_operations"  # job runs and the audit trail
 UNDO_CHANGE = "undo_change"  # restore what a correction or a forget changed
+ASSIGN_CLIENTS = "assign_clients"  # choose the advisors (and groups) who advise a client
 
 _SUPERVISOR = frozenset(
     {
@@ -57,6 +58,7 @@ _SUPERVISOR = frozenset(
         VIEW_MEMBERS,
         VIEW_OPERATIONS,
         UNDO_CHANGE,
+        ASSIGN_CLIENTS,
     }
 )
 ROLE_PERMISSIONS: dict[str, frozenset[str]] = {
@@ -72,6 +74,7 @@ WRITER_ROLES = frozenset({Role.ADMIN, Role.SUPERVISOR, Role.ADVISOR})
 READ_ONLY_ROLES = frozenset({Role.CLIENT, Role.PROSPECT, Role.NEXTGEN_HEIR})
 READ_ONLY_MESSAGE = _("This role has read-only access to memory.")
 REVIEWS_MESSAGE = _("The review queue is for supervisors and admins.")
+ASSIGN_MESSAGE = _("Only a supervisor may choose who advises a client.")
 
 
 # --- Roles ----------------------------------------------------------------------------

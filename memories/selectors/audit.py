@@ -10,8 +10,10 @@ correction that superseded it, a statement that updated it).
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db.models import CharField, Q, QuerySet
 from django.db.models.functions import Cast
@@ -57,6 +59,10 @@ ACTION_LABELS = {
     "promotion.reject": _("rejected a promotion"),
     "client.assign_advisor": _("assigned an advisor"),
     "client.unassign_advisor": _("unassigned an advisor"),
+    "client.assign_group": _("gave a group the client"),
+    "client.unassign_group": _("took the client from a group"),
+    "client.create": _("created the client"),
+    "client.update": _("changed the client's name or language"),
     "client.imported": _("imported the client"),
 }
 # The memory ids an entry's data names, and how each reads.
@@ -69,7 +75,24 @@ LINK_LABELS = {
     "invalidated": _("invalidated"),
     "restored": _("restored"),
     "deleted": _("deleted"),
+    "replaces": _("takes the place of"),
 }
+# The review items an entry's data names.
+REVIEW_KEYS = ("review_item",)
+# An id in an entry's reason (entries written before ids moved to ``data``): shown as the
+# memory or the review it names, never as an id.
+_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+
+
+@dataclass(frozen=True)
+class ReviewLink:
+    """A review item, as the trail links to it: the trail of its memory, at the entry
+    that decided it (or opened it, while it is open)."""
+
+    memory: Memory
+    entry_id: int
+    at: datetime
+    decided: bool
 
 
 # A review's decision as the audit trail names it (curation's ReviewItem.Decision: memories
@@ -84,6 +107,10 @@ DECISIONS = {
 }
 
 
+# A client's fields as the trail names them (client.create, client.update).
+FIELDS = {"display_name": _("name"), "language": _("language")}
+
+
 def _tier(value) -> str:
     return str(Tier(value).label.split(" (")[0]).lower() if value in Tier.values else str(value)
 
@@ -95,6 +122,10 @@ class AuditRow:
     subject: Memory | None  # the memory the entry is about, if the reader may see it
     links: list[tuple[str, Memory]] = field(default_factory=list)
     details: list[tuple[str, str]] = field(default_factory=list)  # tier moves and the like
+    reviews: list[ReviewLink] = field(default_factory=list)  # the review items it names
+    # The reason, its ids made the memories and reviews they name: ("text", str),
+    # ("memory", Memory), ("review", ReviewLink) or ("hidden", "") for one not shown.
+    reason_parts: list[tuple[str, object]] = field(default_factory=list)
     undoable: bool = False  # a correction or forget not undone yet
     undone: bool = False  # a correction or forget undone since
 
@@ -204,10 +235,21 @@ def audit_rows(user, tenant_id, entries) -> list[AuditRow]:
     wanted = {e.object_id for e in entries if e.object_type == "memory"}
     for entry in entries:
         wanted |= _named(entry)
+    in_reasons = {i for e in entries for i in _ID.findall(e.reason or "")}
+    review_ids = {str(e.data.get(k)) for e in entries for k in REVIEW_KEYS if e.data.get(k)}
+    review_entries = _review_entries(tenant_id, review_ids | in_reasons)
+    wanted |= in_reasons | {str(e.data.get("memory")) for e in review_entries.values()}
     visible = permissions.memories_visible_to(user, tenant_id).in_bulk(
         [i for i in wanted if _is_uuid(i)]
     )
     by_id = {str(k): v for k, v in visible.items()}
+    reviews = {
+        review_id: ReviewLink(
+            by_id[str(e.data.get("memory"))], e.pk, e.at, e.action == "review.decide"
+        )
+        for review_id, e in review_entries.items()
+        if str(e.data.get("memory")) in by_id
+    }
     undone = undone_entries(entries)
     rows = []
     for entry in entries:
@@ -227,6 +269,8 @@ def audit_rows(user, tenant_id, entries) -> list[AuditRow]:
                 subject=subject,
                 links=links,
                 details=_details(entry.action, data),
+                reviews=[reviews[str(data[k])] for k in REVIEW_KEYS if str(data.get(k)) in reviews],
+                reason_parts=_reason_parts(entry.reason or "", by_id, reviews),
                 undoable=entry.action in UNDOABLE
                 and str(entry.pk) not in undone
                 and not entry.data.get("imported"),
@@ -234,6 +278,41 @@ def audit_rows(user, tenant_id, entries) -> list[AuditRow]:
             )
         )
     return rows
+
+
+def _review_entries(tenant_id, review_ids: set[str]) -> dict[str, AuditEntry]:
+    """review item id → the entry that decided it (else the one that opened it), of those
+    of ``review_ids`` the trail holds: the review's memory is in its data."""
+    entries = AuditEntry.objects.filter(
+        tenant_id=tenant_id,
+        object_type="review_item",
+        object_id__in=review_ids,
+        action__in=("review.open", "review.decide"),
+    ).order_by("at", "pk")
+    found: dict[str, AuditEntry] = {}
+    for entry in entries:
+        if entry.action == "review.decide" or entry.object_id not in found:
+            found[entry.object_id] = entry
+    return found
+
+
+def _reason_parts(reason: str, memories: dict, reviews: dict) -> list[tuple[str, object]]:
+    parts: list[tuple[str, object]] = []
+    at = 0
+    for match in _ID.finditer(reason):
+        if match.start() > at:
+            parts.append(("text", reason[at : match.start()]))
+        found = match.group()
+        if found in reviews:
+            parts.append(("review", reviews[found]))
+        elif found in memories:
+            parts.append(("memory", memories[found]))
+        else:
+            parts.append(("hidden", ""))
+        at = match.end()
+    if at < len(reason):
+        parts.append(("text", reason[at:]))
+    return parts
 
 
 def _details(action: str, data: dict) -> list[tuple[str, str]]:
@@ -246,6 +325,13 @@ def _details(action: str, data: dict) -> list[tuple[str, str]]:
     if action == "review.decide":
         decision = str(data.get("decision", ""))
         return [(gettext("decision"), str(DECISIONS.get(decision, decision.replace("_", " "))))]
+    if action in ("client.assign_advisor", "client.unassign_advisor"):
+        return [(gettext("advisor"), str(data.get("advisor", "")))]
+    if action in ("client.assign_group", "client.unassign_group"):
+        return [(gettext("group"), str(data.get("group", "")))]
+    if action in ("client.create", "client.update"):
+        fields = [str(FIELDS.get(f, f)) for f in data.get("fields") or []]
+        return [(gettext("fields"), ", ".join(fields))]
     if action == "memory.feedback":
         return [(gettext("useful"), gettext("yes") if data.get("useful") else gettext("no"))]
     if action in ("memory.forget", "memory.correct") and isinstance(data.get("before"), dict):

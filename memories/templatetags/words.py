@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django import template
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
@@ -22,12 +21,6 @@ TIER_NAMES = {"core": _("core"), "recall": _("recall"), "archival": _("archival"
 @register.filter
 def tier_name(value: str) -> str:
     return str(TIER_NAMES.get(value, value))
-
-
-@register.filter
-def occurred(memory) -> SafeString:
-    """When what ``memory`` tells of happens, at its precision, as a ``<time>``."""
-    return SafeString(render_to_string("partials/occurred.html", {"m": memory}).strip())
 
 
 # The pages' own languages by name, as a sentence says them ("speaks Italian", "parla

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
@@ -21,3 +23,22 @@ class ContextPreviewForm(forms.Form):
     budget_chars = forms.IntegerField(
         label=_("Budget (characters)"), min_value=200, max_value=50_000, initial=PREVIEW_BUDGET
     )
+
+
+class AssignmentForm(forms.Form):
+    """Who advises a client: the tenant's advisors and groups, ticked (``PUT
+    /api/v1/clients/{ref}/advisors/`` takes the same lists)."""
+
+    advisors = forms.MultipleChoiceField(
+        label=_("Advisors"), required=False, widget=forms.CheckboxSelectMultiple
+    )
+    groups = forms.MultipleChoiceField(
+        label=_("Groups"), required=False, widget=forms.CheckboxSelectMultiple
+    )
+
+    def __init__(self, *args, advisors=(), groups=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        field = cast(forms.MultipleChoiceField, self.fields["advisors"])
+        field.choices = [(name, name) for name in advisors]
+        field = cast(forms.MultipleChoiceField, self.fields["groups"])
+        field.choices = [(name, name) for name in groups]

@@ -29,10 +29,13 @@ from curation.selectors import open_conflict_count
 from memories import permissions
 from memories.models import Client, Event, Memory, unexpired
 from memories.pages.forms import STATUS_LIVE, MemoryFilterForm
+from memories.selectors.assignment import advised
 from memories.selectors.contradictions import has_contradictory_facts
 from memories.selectors.when import when_told
 from memories.services.client_data.erasure import client_erase
 from memories.services.retrieval import memories_search
+from memories.services.retrieval.floor import hits_matching
+from profiles.pages.assign import assignment_panel
 from profiles.pages.panels import attach_produced, client_panels
 from profiles.services.context import coming_up, core_memories
 from profiles.services.profile import profile_for
@@ -44,13 +47,17 @@ CLIENT_SORTS = {
     "memories": ("-live_memories", *_BY_NAME),
     "conflicts": ("-open_conflicts", "-shared_facts", *_BY_NAME),
     "heard": (F("last_event_at").desc(nulls_last=True), *_BY_NAME),
+    "unassigned": ("advised", *_BY_NAME),
 }
 CLIENT_SORT_LABELS = {
     "name": gettext_lazy("Name"),
     "memories": gettext_lazy("Most memories"),
     "conflicts": gettext_lazy("Open conflicts first"),
     "heard": gettext_lazy("Last heard"),
+    "unassigned": gettext_lazy("No advisor first"),
 }
+# Sorts for those who choose who advises a client.
+ASSIGNING_SORTS = {"unassigned"}
 SEARCH_RESULTS = 20
 MEMORIES_PER_PAGE = 20
 EVENTS_PER_PAGE = 30
@@ -91,8 +98,10 @@ def client_list(request):
         .order_by("-observed_at")
         .values("observed_at")[:1]
     )
+    assigns = any(permissions.has_perm(user, t, permissions.ASSIGN_CLIENTS) for t in tenants)
+    sorts = {k: v for k, v in CLIENT_SORT_LABELS.items() if assigns or k not in ASSIGNING_SORTS}
     sort = request.GET.get("sort", "")
-    sort = sort if sort in CLIENT_SORTS else "name"
+    sort = sort if sort in sorts else "name"
     clients = (
         clients.select_related("tenant")
         .annotate(
@@ -100,6 +109,7 @@ def client_list(request):
             last_event_at=Subquery(last),
             open_conflicts=open_conflict_count(),
             shared_facts=has_contradictory_facts(),
+            advised=advised(),
         )
         .order_by(*CLIENT_SORTS[sort])
     )
@@ -109,7 +119,8 @@ def client_list(request):
         "page": page,
         "query": query,
         "sort": sort,
-        "sorts": CLIENT_SORT_LABELS,
+        "sorts": sorts,
+        "assigns": assigns,
         "pager_qs": urlencode(kept),
         "many_tenants": len(tenants) > 1,
     }
@@ -131,6 +142,7 @@ def client_detail(request, client_id):
         "coming_up": coming_up(client),
         "can_erase": permissions.can_erase_client(request.user, client),
         **client_panels(request.user, client),
+        **assignment_panel(request.user, client),
         **_memory_results(request, client),
         **_timeline(request, client),
     }
@@ -139,22 +151,27 @@ def client_detail(request, client_id):
 
 @login_required
 def client_memories(request, client_id):
-    """The memory list fragment: a search or the newest memories, filtered and paged."""
+    """The memory list fragment: a search or the newest memories, filtered and paged.
+    Opened directly (not by htmx), the whole client page with that list."""
+    if not request.htmx:
+        return client_detail(request, client_id)
     client = permissions.client_by_id_for_read(request.user, client_id)
     context = {"client": client, **_memory_results(request, client)}
     response = render(request, "profiles/client_detail.html#memory-results", context)
-    if request.htmx:
-        page_url = reverse("profiles:client", args=[client.pk])
-        push_url(response, f"{page_url}?{context['query_string']}".rstrip("?"))
+    page_url = reverse("profiles:client", args=[client.pk])
+    push_url(response, f"{page_url}?{context['query_string']}".rstrip("?"))
     return response
 
 
 @login_required
 def client_timeline(request, client_id):
-    """One page of the client's sessions and events (the raw record)."""
+    """One page of the client's sessions and events (the raw record). Opened directly
+    (not by htmx: a link copied, a page reloaded), the whole client page at that page."""
     client = permissions.client_by_id_for_read(request.user, client_id)
     if not permissions.can_read_history(request.user, client):
         raise Http404("Client not found.")
+    if not request.htmx:
+        return client_detail(request, client_id)
     context = {"client": client, **_timeline(request, client)}
     return render(request, "profiles/client_detail.html#timeline", context)
 
@@ -205,6 +222,9 @@ def _memory_results(request, client) -> dict:
             filters=permissions.readable_filters(request.user, client, form.filters()),
             record_access=False,
         )
+        # The search's own floor decides whether there is an answer at all; a person is
+        # shown as matches only the hits that match by themselves, not the ranking's tail.
+        hits = hits_matching(hits, client)
         return {**base, "mode": "search", "items": [_item(h.memory, h) for h in hits]}
     memories = (
         permissions.memories_visible_to(request.user, client.tenant)

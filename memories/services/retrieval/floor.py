@@ -146,3 +146,23 @@ class Floor:
         return relevance.closest >= self.semantic or (
             relevance.best_topic >= self.topic and relevance.closest >= self.semantic_topic
         )
+
+    def matches(self, scores: dict[str, float]) -> bool:
+        """Whether one hit (its score components) is an answer by itself, held to a value's
+        floor: it says one of the query's words, is close in meaning, or is about the same
+        topic and not far. A person browsing reads these as the matches; an agent's answer
+        stays the ranking as it stands (``answers``, and the module's docstring)."""
+        closest = max(scores.get("semantic", 0.0), scores.get("context", 0.0))
+        return (
+            scores.get("text", 0.0) > 0
+            or closest >= self.semantic
+            or (scores.get("topic", 0.0) >= self.topic and closest >= self.semantic_topic)
+        )
+
+
+def hits_matching(hits: list, client) -> list:
+    """The hits of a search of ``client`` that match by themselves (``Floor.matches``), in
+    rank order: what the client page lists as matches."""
+    space = client.tenant.embedding_space
+    floor = Floor.configured(space.model if space else None)
+    return [hit for hit in hits if floor.matches(hit.scores)]

@@ -48,7 +48,7 @@ def member_ensure(*, tenant: Tenant, username: str, role: str, password: str | N
 
 
 @transaction.atomic
-def client_assign_advisor(*, client: Client, advisor, actor=None) -> None:
+def client_assign_advisor(*, client: Client, advisor, actor=None, actor_label: str = "") -> None:
     if not Membership.objects.filter(
         tenant_id=client.tenant_id, user=advisor, role=Role.ADVISOR
     ).exists():
@@ -59,6 +59,7 @@ def client_assign_advisor(*, client: Client, advisor, actor=None) -> None:
     audit(
         tenant_id=client.tenant_id,
         actor=actor,
+        actor_label=actor_label,
         action="client.assign_advisor",
         object_type="client",
         object_id=str(client.pk),
@@ -67,13 +68,14 @@ def client_assign_advisor(*, client: Client, advisor, actor=None) -> None:
 
 
 @transaction.atomic
-def client_unassign_advisor(*, client: Client, advisor, actor=None) -> None:
+def client_unassign_advisor(*, client: Client, advisor, actor=None, actor_label: str = "") -> None:
     if not _advises(advisor, client):
         return
     remove_perm(ADVISE_CLIENT, advisor, client)
     audit(
         tenant_id=client.tenant_id,
         actor=actor,
+        actor_label=actor_label,
         action="client.unassign_advisor",
         object_type="client",
         object_id=str(client.pk),

@@ -101,8 +101,11 @@ def memory_set_tier(
     actor_label: str = "",
     pin: bool = False,
     reason: str = "",
+    because_of: dict[str, str] | None = None,
 ) -> Memory:
-    """Move ``memory`` to ``tier``; ``pin`` keeps automatic moves away from it."""
+    """Move ``memory`` to ``tier``; ``pin`` keeps automatic moves away from it.
+    ``because_of`` names, for the audit trail, the memory (``replaces``) or the review item
+    (``review_item``) that led to the move, by id: the trail shows them as links."""
     if tier not in Tier.values:
         raise DomainError(f"Unknown tier {tier!r}.", fields={"tier": ["Not a tier."]})
     if memory.status not in LIVE_STATUSES:
@@ -135,7 +138,7 @@ def memory_set_tier(
         object_type="memory",
         object_id=memory.pk,
         reason=reason,
-        data={"from": previous, "to": tier, "pinned": pin},
+        data={"from": previous, "to": tier, "pinned": pin, **(because_of or {})},
     )
     clients_mark_profile_stale(client_ids=[memory.client_id])
     memory.refresh_from_db()

@@ -11,8 +11,10 @@ import httpx
 from memoryhub_client import _calls as c
 from memoryhub_client.errors import MemoryHubError, TransportError
 from memoryhub_client.types import (
+    ClientAdvisors,
     ClientPage,
     ClientProfile,
+    ClientSummary,
     Context,
     EventFields,
     EventIn,
@@ -200,6 +202,28 @@ class AsyncMemoryHub:
 
     async def erase_client(self, client: str) -> dict[str, Any]:
         return cast(dict[str, Any], await self._send(c.call("erase_client", ref=client)))
+
+    async def set_client(
+        self, client: str, *, display_name: str | None = None, language: str | None = None
+    ) -> ClientSummary:
+        """Set ``client``'s name and language (None: as it is), creating the client when
+        the reference is new and this key may create clients."""
+        body = c.without_none(display_name=display_name, language=language)
+        return cast(ClientSummary, await self._send(c.call("set_client", json=body, ref=client)))
+
+    async def client_advisors(self, client: str) -> ClientAdvisors:
+        """Who advises ``client`` (supervisors)."""
+        return cast(ClientAdvisors, await self._send(c.call("client_advisors", ref=client)))
+
+    async def set_client_advisors(
+        self, client: str, advisors: list[str], *, groups: list[str] | None = None
+    ) -> ClientAdvisors:
+        """Make ``advisors`` (usernames) and ``groups`` exactly who advises ``client``
+        (supervisors)."""
+        body = {"advisors": advisors, "groups": groups or []}
+        return cast(
+            ClientAdvisors, await self._send(c.call("set_client_advisors", json=body, ref=client))
+        )
 
     # --- webhooks (supervisors) ---
 

@@ -181,6 +181,12 @@ class ClientSummary(TypedDict):
     created_at: str
 
 
+class ClientAdvisors(TypedDict):
+    client: str
+    advisors: list[str]  # usernames
+    groups: list[str]  # group names
+
+
 class ClientPage(TypedDict):
     results: list[ClientSummary]
     next_offset: int | None  # the next page's offset; None on the last
@@ -364,6 +370,8 @@ SCHEMA_NAMES: dict[type, str] = {
     Context: "ContextOut",
     ComingUp: "ComingUp",
     ClientProfile: "ClientProfileOut",
+    ClientSummary: "ClientOut",
+    ClientAdvisors: "AssignmentOut",
     RelatedMemory: "RelatedMemory",
     Relation: "RelationOut",
     MemoryEvidence: "MemoryEvidence",
