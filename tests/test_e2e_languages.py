@@ -1,11 +1,11 @@
 """Every page a person reaches, in Chromium, in Italian and in Spanish: the login, the
-advisor's client list, client page, search, memory page, correction form and an error page;
-the supervisor's review queue (after choosing the language in the header), audit trail and
-a refusal; the client's and the heir's own pages (in the client's language, whatever the
-browser says). Each page's visible text, memories and names taken out, holds no English:
-no phrase of the catalogue's msgids and none of English's commonest words. A screenshot
-of each page in each language is saved under the system's temporary folder for a person
-to look at."""
+advisor's client list, client page, search, memory page, correction form, a page not found
+and a refusal; the supervisor's review queue (after choosing the language in the header),
+client page with who advises the client, client list and audit trail; the client's and the
+heir's own pages (in the client's language, whatever the browser says). Each page's visible
+text, memories and names taken out, holds no English: no phrase of the catalogue's msgids,
+no single word of them, and none of English's commonest words. A screenshot of each page
+in each language is saved under the system's temporary folder for a person to look at."""
 
 from __future__ import annotations
 
@@ -235,6 +235,11 @@ def test_every_page_speaks_the_language(
     page.goto("/review/?type=promotion")
     page.locator(f"#item-{candidate.pk}").wait_for()
     check(page, language, "review-promotions")
+    page.goto(f"/clients/{personas.client.pk}/")
+    page.locator("#advisors-panel").wait_for()  # who advises the client, for supervisors
+    check(page, language, "client-page-supervisor")
+    page.goto("/clients/?sort=unassigned")
+    check(page, language, "client-list-supervisor")
     page.goto(f"/clients/{personas.client.pk}/audit/")
     check(page, language, "audit")
     page.goto(f"/memories/{conflict.memory.pk}/")
