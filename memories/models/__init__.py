@@ -34,6 +34,7 @@ from memories.models.tenancy import (
     Role,
     Tenant,
     TextSearchLanguage,
+    UserSettings,
 )
 from memories.models.webhooks import WebhookDelivery, WebhookEndpoint, WebhookEvent
 
@@ -71,6 +72,7 @@ __all__ = [
     "Tenant",
     "TextSearchLanguage",
     "Tier",
+    "UserSettings",
     "WebhookDelivery",
     "WebhookEndpoint",
     "WebhookEvent",
