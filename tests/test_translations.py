@@ -60,6 +60,10 @@ def extracted(tmp_path_factory) -> Path:
     try:
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(settings, "LOCALE_PATHS", [copy])
+            # makemessages also writes to a ./locale it finds, the shipped catalogues: the
+            # copy alone is to change.
+            isdir = os.path.isdir
+            patch.setattr(os.path, "isdir", lambda path: path != "locale" and isdir(path))
             call_command(
                 "makemessages",
                 locale=list(LANGUAGES),
