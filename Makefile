@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 ADDRESS ?= 127.0.0.1
 PORT    ?= 8000
 
-.PHONY: run test lint format bench install install-dev clean
+.PHONY: run test lint format bench messages install install-dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,13 @@ lint: install-dev
 format: install-dev
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+## The pages' catalogues: finds every marked string (needs GNU gettext), then, once
+## locale/it and locale/es have their translations, compiles the .mo files that are committed.
+MESSAGES_IGNORED := -i 'bench/*' -i 'tests/*' -i 'clients/*' -i 'tools/*' -i 'static/*' -i 'docs/*' -i 'locale/*'
+messages: install
+	$(BIN)/python manage.py makemessages -l it -l es --no-obsolete $(MESSAGES_IGNORED)
+	$(BIN)/python manage.py compilemessages -l it -l es -i '.venv'
 
 ## The quick benchmarks (the offline embedders, then ingest), or one by name:
 ## `make bench BENCH=search ARGS="--memories 10000"`; `python bench/run.py` lists them all.

@@ -35,6 +35,8 @@ BENCHMARKS = {
     "baseline revision",
     "secrets_found": "what the secrets detector withholds in BEAM's and LoCoMo's messages, and "
     "its time per message",
+    "answer_size": "what an answer costs an agent: bytes and tokens per result of search and "
+    "context, by default and with explain, over the API and MCP",
     "ingest": "generated events through the batch endpoint and single posts, beside plain rows",
     "ingest_real": "LoCoMo's or BEAM's messages through the batch endpoint, per tree and "
     "configuration",

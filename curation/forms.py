@@ -5,37 +5,36 @@ from __future__ import annotations
 from typing import Any, cast
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from curation.models import ReviewItem
 from curation.selectors import DEFAULT_SORT, SORT_LABELS
 from memories.models import Kind
 
+# What to do, as a choice says it (the model's labels say what was done).
 CONFLICT_CHOICES = [
-    (d.value, d.label)
-    for d in (
-        ReviewItem.Decision.KEEP_OLD,
-        ReviewItem.Decision.ACCEPT_NEW,
-        ReviewItem.Decision.KEEP_BOTH,
-        ReviewItem.Decision.MERGE,
-    )
+    (ReviewItem.Decision.KEEP_OLD.value, _("Keep old")),
+    (ReviewItem.Decision.ACCEPT_NEW.value, _("Accept new")),
+    (ReviewItem.Decision.KEEP_BOTH.value, _("Keep both")),
+    (ReviewItem.Decision.MERGE.value, _("Merge")),
 ]
 # The bulk bar speaks as the cards do, by when each side was said; each item's decision is
 # then the one that keeps that side of it (``review_bulk``).
 KEEP_EARLIER, KEEP_LATER = "keep_earlier", "keep_later"
 BULK_CONFLICT_CHOICES = [
-    (KEEP_EARLIER, "Keep the earlier"),
-    (KEEP_LATER, "Keep the more recent"),
+    (KEEP_EARLIER, _("Keep the earlier")),
+    (KEEP_LATER, _("Keep the more recent")),
     *CONFLICT_CHOICES[2:],
 ]
 PROMOTION_CHOICES = [
-    (ReviewItem.Decision.APPROVE.value, "Approve"),
-    (ReviewItem.Decision.REJECT.value, "Reject"),
+    (ReviewItem.Decision.APPROVE.value, _("Approve")),
+    (ReviewItem.Decision.REJECT.value, _("Reject")),
 ]
 
 
 class DecisionForm(forms.Form):
-    decision = forms.ChoiceField(choices=CONFLICT_CHOICES + PROMOTION_CHOICES)
-    reason = forms.CharField(label="Reason", required=False, max_length=2000, strip=True)
+    decision = forms.ChoiceField(choices=[*CONFLICT_CHOICES, *PROMOTION_CHOICES])
+    reason = forms.CharField(label=_("Reason"), required=False, max_length=2000, strip=True)
 
     def __init__(self, *args, item_type: str, **kwargs):
         super().__init__(*args, **kwargs)
@@ -48,7 +47,9 @@ class DecisionForm(forms.Form):
         # The stubs allow None (an override may return it); Form.clean returns cleaned_data.
         data = cast(dict[str, Any], super().clean())
         if data.get("decision") == ReviewItem.Decision.REJECT and not data.get("reason"):
-            self.add_error("reason", "Say why you reject it: the reason goes in the audit trail.")
+            self.add_error(
+                "reason", _("Say why you reject it: the reason goes in the audit trail.")
+            )
         return data
 
 
@@ -56,9 +57,10 @@ class BulkDecisionForm(DecisionForm):
     items = forms.ModelMultipleChoiceField(
         queryset=ReviewItem.objects.none(),
         error_messages={
-            "required": "Select at least one item first (the boxes beside each item).",
-            "invalid_choice": "An item you selected was decided meanwhile: reload the queue "
-            "and select again.",
+            "required": _("Select at least one item first (the boxes beside each item)."),
+            "invalid_choice": _(
+                "An item you selected was decided meanwhile: reload the queue and select again."
+            ),
         },
     )
 
@@ -74,17 +76,17 @@ class BulkDecisionForm(DecisionForm):
 class QueueFilterForm(forms.Form):
     """What the queue shows: one client's items, one kind of memory, in which order."""
 
-    client = forms.ChoiceField(label="Client", required=False)
-    kind = forms.ChoiceField(label="Kind of memory", required=False)
-    sort = forms.ChoiceField(label="Order", required=False)
+    client = forms.ChoiceField(label=_("Client"), required=False)
+    kind = forms.ChoiceField(label=_("Kind of memory"), required=False)
+    sort = forms.ChoiceField(label=_("Order"), required=False)
 
     def __init__(self, *args, clients, **kwargs):
         super().__init__(*args, **kwargs)
         self.clients = clients
-        cast(forms.ChoiceField, self.fields["client"]).choices = [("", "Every client")] + [
+        cast(forms.ChoiceField, self.fields["client"]).choices = [("", _("Every client"))] + [
             (str(c.pk), str(c)) for c in clients
         ]
-        cast(forms.ChoiceField, self.fields["kind"]).choices = [("", "Any kind"), *Kind.choices]
+        cast(forms.ChoiceField, self.fields["kind"]).choices = [("", _("Any kind")), *Kind.choices]
         cast(forms.ChoiceField, self.fields["sort"]).choices = list(SORT_LABELS.items())
         self.fields["sort"].initial = DEFAULT_SORT
 

@@ -8,6 +8,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from memories.crypto.fields import SealedTextField
 from memories.crypto.queryset import SealedQuerySet
@@ -16,22 +18,22 @@ from memories.models import Client, Memory, Tenant
 
 class ReviewItem(models.Model):
     class Type(models.TextChoices):
-        CONFLICT = "conflict", "Conflict"
-        PROMOTION = "promotion", "Promotion"
+        CONFLICT = "conflict", _("Conflict")
+        PROMOTION = "promotion", _("Promotion")
 
     class State(models.TextChoices):
-        OPEN = "open", "Open"
-        DECIDED = "decided", "Decided"
-        OBSOLETE = "obsolete", "Obsolete (its memories changed meanwhile)"
+        OPEN = "open", _("Open")
+        DECIDED = "decided", _("Decided")
+        OBSOLETE = "obsolete", _("Obsolete (its memories changed meanwhile)")
 
     class Decision(models.TextChoices):
         NONE = "", "—"
-        KEEP_OLD = "keep_old", "Keep old"
-        ACCEPT_NEW = "accept_new", "Accept new"
-        KEEP_BOTH = "keep_both", "Keep both"
-        MERGE = "merge", "Merge"
-        APPROVE = "approve", "Approve"
-        REJECT = "reject", "Reject"
+        KEEP_OLD = "keep_old", pgettext_lazy("review decision", "Keep old")
+        ACCEPT_NEW = "accept_new", pgettext_lazy("review decision", "Accept new")
+        KEEP_BOTH = "keep_both", pgettext_lazy("review decision", "Keep both")
+        MERGE = "merge", pgettext_lazy("review decision", "Merge")
+        APPROVE = "approve", pgettext_lazy("review decision", "Approve")
+        REJECT = "reject", pgettext_lazy("review decision", "Reject")
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="review_items")

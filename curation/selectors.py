@@ -14,13 +14,16 @@ from typing import Any
 
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
-from django.template.defaultfilters import pluralize
 from django.utils import timezone
+from django.utils.formats import number_format
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from curation.models import ReviewItem
 from memories.conf import setting
 from memories.models import LIVE_STATUSES, Client, Evidence, Memory, Tier
 from memories.selectors.stable import STATIC_MIN_CONFIDENCE, is_static
+from memories.templatetags.words import tier_name
 
 SORTS: dict[str, tuple] = {
     # Recommended promotions first, best score first, then the newest (conflicts have no
@@ -31,10 +34,10 @@ SORTS: dict[str, tuple] = {
     "oldest": ("created_at", "pk"),
 }
 SORT_LABELS = {
-    "recommended": "Recommended first",
-    "score": "Highest score",
-    "newest": "Newest",
-    "oldest": "Oldest",
+    "recommended": _("Recommended first"),
+    "score": _("Highest score"),
+    "newest": _("Newest"),
+    "oldest": _("Oldest"),
 }
 DEFAULT_SORT = "recommended"
 
@@ -131,22 +134,34 @@ def _current(memory: Memory, now) -> bool:
 def decision_effects(item: ReviewItem) -> dict[str, str]:
     """Each of the card's buttons → what it will do, in words."""
     memory = item.memory
+    tier = tier_name(memory.tier)
     if item.type == ReviewItem.Type.PROMOTION:
         profile = (
-            "the profile keeps it among the stable facts"
+            gettext("the profile keeps it among the stable facts")
             if is_static(memory)
-            else "the profile does not change (it lists preferences, facts, relationships "
-            f"and constraints of confidence {STATIC_MIN_CONFIDENCE:.2f} or more)"
+            else gettext(
+                "the profile does not change (it lists preferences, facts, relationships "
+                "and constraints of confidence %(confidence)s or more)"
+            )
+            % {"confidence": number_format(STATIC_MIN_CONFIDENCE, 2)}
         )
         return {
-            "Approve": f"Status {memory.get_status_display().lower()} → "
-            f"promoted: it ranks first among equals in search and context. The tier stays "
-            f"{memory.tier} (tiers follow use; a supervisor moves them on the memory's "
-            f"page); {profile}.",
-            "Reject": f"Not promoted: it stays in search and context "
-            f"as it ranks now, in the {memory.tier} tier, with your reason in the audit "
-            f"trail; it is not proposed again for "
-            f"{setting('PROMOTION_REJECT_COOLDOWN_DAYS')} days unless new evidence comes.",
+            gettext("Approve"): gettext(
+                "Status %(status)s → promoted: it ranks first among equals in search and "
+                "context. The tier stays %(tier)s (tiers follow use; a supervisor moves them "
+                "on the memory's page); %(profile)s."
+            )
+            % {"status": memory.get_status_display().lower(), "tier": tier, "profile": profile},
+            gettext("Reject"): ngettext(
+                "Not promoted: it stays in search and context as it ranks now, in the "
+                "%(tier)s tier, with your reason in the audit trail; it is not proposed again "
+                "for %(days)d day unless new evidence comes.",
+                "Not promoted: it stays in search and context as it ranks now, in the "
+                "%(tier)s tier, with your reason in the audit trail; it is not proposed again "
+                "for %(days)d days unless new evidence comes.",
+                setting("PROMOTION_REJECT_COOLDOWN_DAYS"),
+            )
+            % {"tier": tier, "days": setting("PROMOTION_REJECT_COOLDOWN_DAYS")},
         }
     old = item.other_memory
     assert old is not None  # a conflict always has the memory it contradicts
@@ -154,25 +169,45 @@ def decision_effects(item: ReviewItem) -> dict[str, str]:
     # In the words of the card's buttons: by when each side was said (on the same instant,
     # the one recorded last is the more recent, as ``conflict_sides`` has it).
     new_is_later = not memory.observed_at < old.observed_at
-    stays = {
-        ReviewItem.Decision.KEEP_OLD: "stays as it is.",
-        ReviewItem.Decision.ACCEPT_NEW: (
-            "stays and takes the other's place in the core tier (if there is room)."
-            if takes_core
-            else f"stays in the {memory.tier} tier."
-        ),
-    }
-    later = ReviewItem.Decision.ACCEPT_NEW if new_is_later else ReviewItem.Decision.KEEP_OLD
-    earlier = ReviewItem.Decision.KEEP_OLD if new_is_later else ReviewItem.Decision.ACCEPT_NEW
-    merged_into = "earlier" if new_is_later else "more recent"
+    earlier_stays = gettext(
+        "The more recent statement becomes superseded and leaves search and context; the "
+        "earlier one stays as it is."
+    )
+    later_stays = gettext(
+        "The earlier statement becomes superseded and leaves search and context; the more "
+        "recent one stays as it is."
+    )
+    if takes_core:
+        moves = gettext(
+            "The %(superseded)s statement becomes superseded and leaves search and context; "
+            "the %(kept)s one stays and takes the other's place in the core tier (if there is "
+            "room)."
+        )
+    else:
+        moves = gettext(
+            "The %(superseded)s statement becomes superseded and leaves search and context; "
+            "the %(kept)s one stays in the %(tier)s tier."
+        )
+    earlier, recent = gettext("earlier"), gettext("more recent")
+    if new_is_later:  # keeping the more recent keeps the new memory: it moves
+        later_stays = moves % {"superseded": earlier, "kept": recent, "tier": tier}
+    else:
+        earlier_stays = moves % {"superseded": recent, "kept": earlier, "tier": tier}
     return {
-        "Keep the earlier": "The more recent statement becomes superseded and leaves search "
-        f"and context; the earlier one {stays[earlier]}",
-        "Keep the more recent": "The earlier statement becomes superseded and leaves search "
-        f"and context; the more recent one {stays[later]}",
-        "Keep both": "Both stay live: they do not contradict each other.",
-        "Merge": f"They say the same thing: the one recorded last is merged into the "
-        f"{merged_into} one, whose evidence grows by its events.",
+        gettext("Keep the earlier"): earlier_stays,
+        gettext("Keep the more recent"): later_stays,
+        gettext("Keep both"): gettext("Both stay live: they do not contradict each other."),
+        gettext("Merge"): (
+            gettext(
+                "They say the same thing: the one recorded last is merged into the earlier "
+                "one, whose evidence grows by its events."
+            )
+            if new_is_later
+            else gettext(
+                "They say the same thing: the one recorded last is merged into the more "
+                "recent one, whose evidence grows by its events."
+            )
+        ),
     }
 
 
@@ -256,29 +291,49 @@ def conflict_sides(
         (keep_new, keep_old) if new.observed_at < old.observed_at else (keep_old, keep_new)
     )
     return (
-        replace(earlier, label="Said earlier"),
-        replace(later, label="Said more recently"),
+        replace(earlier, label=gettext("Said earlier")),
+        replace(later, label=gettext("Said more recently")),
     )
 
 
 def _compare(earlier: Side, later: Side) -> str:
     days = (later.memory.observed_at - earlier.memory.observed_at).days
     if days >= 1:
-        when = f"observed {days} day{pluralize(days)} later"
+        when = ngettext("observed %(n)d day later", "observed %(n)d days later", days) % {"n": days}
     elif later.memory.observed_at > earlier.memory.observed_at:
-        when = "observed later the same day"
+        when = gettext("observed later the same day")
     else:
-        when = "observed at the same time, recorded later"
-    recent = f"“{later.memory.content}” is the more recent ({when})"
+        when = gettext("observed at the same time, recorded later")
+    words = {"later": later.memory.content, "earlier": earlier.memory.content, "when": when}
     if later.events == earlier.events:
-        return f"{recent}; both rest on {later.events} event{pluralize(later.events)}."
+        return ngettext(
+            "“%(later)s” is the more recent (%(when)s); both rest on %(n)d event.",
+            "“%(later)s” is the more recent (%(when)s); both rest on %(n)d events.",
+            later.events,
+        ) % {**words, "n": later.events}
     more, fewer = (later, earlier) if later.events > earlier.events else (earlier, later)
-    evidence = (
-        f"has more evidence ({more.events} event{pluralize(more.events)} against {fewer.events})"
-    )
+    words |= {"more": more.events, "fewer": fewer.events}
     if more is later:
-        return f"{recent} and {evidence}."
-    return f"{recent}; “{earlier.memory.content}” {evidence}."
+        return (
+            ngettext(
+                "“%(later)s” is the more recent (%(when)s) and has more evidence (%(more)d event "
+                "against %(fewer)d).",
+                "“%(later)s” is the more recent (%(when)s) and has more evidence (%(more)d events "
+                "against %(fewer)d).",
+                more.events,
+            )
+            % words
+        )
+    return (
+        ngettext(
+            "“%(later)s” is the more recent (%(when)s); “%(earlier)s” has more evidence "
+            "(%(more)d event against %(fewer)d).",
+            "“%(later)s” is the more recent (%(when)s); “%(earlier)s” has more evidence "
+            "(%(more)d events against %(fewer)d).",
+            more.events,
+        )
+        % words
+    )
 
 
 def score_components(components: dict) -> list[dict[str, Any]]:
@@ -318,5 +373,21 @@ def score_components(components: dict) -> list[dict[str, Any]]:
     return scored + counts
 
 
+# The promotion score's components (curation.services.promotion_scoring), as the card
+# names them; a name not listed shows as it is stored.
+COMPONENT_LABELS = {
+    "repetition": _("Repetition"),
+    "usage": _("Usage"),
+    "confidence": _("Confidence"),
+    "evidence": _("Evidence"),
+    "stability": _("Stability"),
+    "impact": _("Impact"),
+    "evidence_count": _("Evidence count"),
+    "restated": _("Restated"),
+    "reads": _("Reads"),
+    "sessions": _("Sessions"),
+}
+
+
 def _label(name: str) -> str:
-    return str(name).replace("_", " ").capitalize()
+    return str(COMPONENT_LABELS.get(name, str(name).replace("_", " ").capitalize()))

@@ -14,6 +14,8 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from curation.forms import (
@@ -29,6 +31,7 @@ from curation.selectors import open_items as queue_items
 from curation.services.review import review_decide
 from memories import permissions
 from memories.errors import DomainError
+from memories.templatetags.words import tier_name
 
 ITEMS_PER_PAGE = 10
 RECENT_DECISIONS = 8
@@ -133,23 +136,38 @@ def review_decide_view(request, item_id):
 def _outcome(item: ReviewItem) -> str:
     """What the decision did, in the words of the memories it changed."""
     if item.state == ReviewItem.State.OBSOLETE:
-        return f"Nothing was changed: this item no longer applies ({item.reason})."
-    new = f"“{item.memory.content}”"
-    old = f"“{item.other_memory.content}”" if item.other_memory else ""
-    outcomes: dict[str, str] = {
-        ReviewItem.Decision.ACCEPT_NEW: f"Kept {new}; {old} is superseded and no longer "
-        "appears in search or context.",
-        ReviewItem.Decision.KEEP_OLD: f"Kept {old}; {new} is superseded and no longer "
-        "appears in search or context.",
-        ReviewItem.Decision.KEEP_BOTH: f"Both stay: {old} and {new} do not contradict each other.",
-        ReviewItem.Decision.MERGE: f"{new} was merged into {old}, whose evidence now includes it.",
-        ReviewItem.Decision.APPROVE: f"Approved: {new} is now promoted, so search and context "
-        f"rank it above equally relevant memories. Its tier stays {item.memory.tier}: tiers "
-        "follow use, or a supervisor sets one on the memory's page.",
-        ReviewItem.Decision.REJECT: f"Rejected: {new} is no longer a candidate; it stays an "
-        "active memory and nothing else changed.",
+        return _("Nothing was changed: this item no longer applies (%(reason)s).") % {
+            "reason": item.reason
+        }
+    words = {
+        "new": f"“{item.memory.content}”",
+        "old": f"“{item.other_memory.content}”" if item.other_memory else "",
+        "tier": tier_name(item.memory.tier),
     }
-    return outcomes.get(item.decision, "Decided.")
+    outcomes: dict[str, str] = {
+        ReviewItem.Decision.ACCEPT_NEW: _(
+            "Kept %(new)s; %(old)s is superseded and no longer appears in search or context."
+        ),
+        ReviewItem.Decision.KEEP_OLD: _(
+            "Kept %(old)s; %(new)s is superseded and no longer appears in search or context."
+        ),
+        ReviewItem.Decision.KEEP_BOTH: _(
+            "Both stay: %(old)s and %(new)s do not contradict each other."
+        ),
+        ReviewItem.Decision.MERGE: _(
+            "%(new)s was merged into %(old)s, whose evidence now includes it."
+        ),
+        ReviewItem.Decision.APPROVE: _(
+            "Approved: %(new)s is now promoted, so search and context rank it above equally "
+            "relevant memories. Its tier stays %(tier)s: tiers follow use, or a supervisor "
+            "sets one on the memory's page."
+        ),
+        ReviewItem.Decision.REJECT: _(
+            "Rejected: %(new)s is no longer a candidate; it stays an active memory and "
+            "nothing else changed."
+        ),
+    }
+    return outcomes.get(item.decision, _("Decided.")) % words
 
 
 def _decision_for(item: ReviewItem, chosen: str) -> str:
@@ -202,5 +220,8 @@ def review_bulk(request):
         # The page again with what was chosen, as the htmx answer does.
         context = _queue(request, item_type, refused, bulk_error=error)
         return render(request, "curation/review_queue.html", context)
-    messages.success(request, f"{len(results)} items decided.")
+    messages.success(
+        request,
+        ngettext("%(n)d item decided.", "%(n)d items decided.", len(results)) % {"n": len(results)},
+    )
     return redirect(f"{reverse('curation:queue')}?type={item_type}")

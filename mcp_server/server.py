@@ -3,9 +3,11 @@ JSON schemas, from ``memories.api.tool_schemas``) and each client's profile and 
 memories as resources. Transport-free: ``mcp_server.http`` serves it over Streamable
 HTTP, ``mcp_server.stdio`` over stdio; each says whose API key a request carries.
 
-A tool call is its API call (``mcp_server.calls``): a refusal, a throttle or bad input
-comes back as a tool error (``is_error``) whose text is the API's message, with the
-API's ``{"error": {"code", "message", "fields"}}`` as structured content. A database that
+A tool call is its API call (``mcp_server.calls``); recall and get_context answer the
+model in lines (``mcp_server.answers``), the others in JSON, each with the API's answer as
+structured content. A refusal, a throttle or bad input comes back as a tool error
+(``is_error``) whose text is the API's message, with the API's ``{"error": {"code",
+"message", "fields"}}`` as structured content. A database that
 cannot be reached is a tool error too (code ``database_unavailable``, and ``retry_after``
 in seconds), and, for resources, a JSON-RPC error with the same data.
 """
@@ -22,6 +24,7 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
+from mcp_server.answers import OUTPUT_SCHEMAS, answer_text
 from mcp_server.calls import Answer, BadArguments, Call, api_call_async, call_for, in_own_thread
 from memories import permissions
 from memories.api.errors import error_body
@@ -67,6 +70,7 @@ def mcp_tool(tool: dict) -> types.Tool:
         name=name,
         description=function["description"],
         input_schema=function["parameters"],
+        output_schema=OUTPUT_SCHEMAS.get(name),
         annotations=types.ToolAnnotations(
             # Hosts may run the read-only tools (and read resources) without asking.
             read_only_hint=name in READ_TOOLS,
@@ -77,10 +81,12 @@ def mcp_tool(tool: dict) -> types.Tool:
     )
 
 
-def tool_result(answer: Answer) -> types.CallToolResult:
+def tool_result(answer: Answer, tool: str = "", explained: bool = False) -> types.CallToolResult:
+    """The API's answer as the tool's result: what the model reads (``answer_text``) and,
+    beside it, the answer itself as structured content."""
     if answer.ok:
         return types.CallToolResult(
-            content=[types.TextContent(text=json.dumps(answer.body, ensure_ascii=False))],
+            content=[types.TextContent(text=answer_text(tool, answer.body, explained=explained))],
             structured_content=answer.body,
         )
     error = answer.error
@@ -176,7 +182,9 @@ def build_server(key_of: KeyOf) -> Server:
                     {"error": {"code": "invalid", "message": exc.message, "fields": exc.fields}},
                 )
             )
-        return tool_result(await api_call_async(call, raw_key=key_of(ctx)))
+        answer = await api_call_async(call, raw_key=key_of(ctx))
+        explained = (params.arguments or {}).get("explain") is True
+        return tool_result(answer, params.name, explained)
 
     async def list_resources(ctx, params) -> types.ListResourcesResult:
         offset = int(params.cursor) if params and params.cursor and params.cursor.isdigit() else 0

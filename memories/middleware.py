@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse
+from django.utils import translation
 
 from memories.db import lost_a_race
+from memories.pages.language import page_language
 
 logger = logging.getLogger(__name__)
 
@@ -126,3 +128,17 @@ class ContentSecurityPolicyMiddleware:
         if settings.SECURE_CSP and HEADER not in response:
             response[HEADER] = policy_text(settings.SECURE_CSP)
         return response
+
+
+class PageLanguageMiddleware:
+    """After ``LocaleMiddleware`` and the session's user: the language of the page, chosen
+    in one place (``memories.pages.language.page_language``)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        language = page_language(request)
+        translation.activate(language)
+        request.LANGUAGE_CODE = language
+        return self.get_response(request)

@@ -90,9 +90,11 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "memoryhub.replica.ReplicaReadsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "memories.middleware.PageLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -114,6 +116,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "memories.pages.context_processors.navigation",
+                "django.template.context_processors.i18n",
             ],
         },
     },
@@ -201,7 +204,12 @@ LOGOUT_REDIRECT_URL = "login"
 GUARDIAN_RAISE_403 = False
 ANONYMOUS_USER_NAME = None  # no anonymous object permissions
 
-LANGUAGE_CODE = "en-us"
+# The pages speak English, Italian and Spanish (catalogues in locale/, compiled .mo files
+# committed beside them); each person's language is chosen in memories/pages/language.py.
+# The API and MCP always answer in English: agents read them.
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("it", "Italiano"), ("es", "Español")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

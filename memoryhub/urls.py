@@ -9,7 +9,7 @@ from curation.api import urls as curation_api
 from mcp_server.views import mcp_needs_asgi
 from memories import urls as memory_pages
 from memories.api import urls as memory_api
-from memories.pages import login, views
+from memories.pages import language, login, views
 from memoryhub.observability.metrics import metrics_view
 from profiles import urls as profile_pages
 from profiles.api import urls as profile_api
@@ -23,6 +23,7 @@ urlpatterns = [
     path("favicon.ico", RedirectView.as_view(url=static("memoryhub/icon.svg"), permanent=True)),
     path("login/", login.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("language/", language.language_set, name="language"),
     path("admin/", admin.site.urls),
     path("metrics", metrics_view, name="metrics"),
     path("api/v1/", include((memory_api.api_urlpatterns + profile_api.api_urlpatterns, "api"))),

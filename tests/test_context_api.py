@@ -45,6 +45,7 @@ def test_context_in_one_call(api_client, personas, post_event):
         personas.tenant,
         client="emma",
         message="Can you remind me who looks after our joint account?",
+        explain=True,
     )
     assert response.status_code == 200
     body = response.json()
@@ -109,7 +110,12 @@ def test_a_client_gets_only_their_core(api_client, personas, post_event):
     factories.MemoryFactory.create(client=personas.client, content="Prefers email.", tier="core")
     post_event("My husband James handles the joint account.")
     body = _context(
-        api_client, personas.client_user, personas.tenant, client="emma", message="joint account"
+        api_client,
+        personas.client_user,
+        personas.tenant,
+        client="emma",
+        message="joint account",
+        explain=True,
     ).json()
     assert body == {
         "profile": {"static": [], "dynamic": []},

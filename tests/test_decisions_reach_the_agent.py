@@ -39,7 +39,8 @@ def _api(api_client, key, path, body):
 
 
 def _context(api_client, key, message="Where does the client live?") -> dict:
-    response = _api(api_client, key, "/api/v1/context/", {"client": "emma", "message": message})
+    body = {"client": "emma", "message": message, "explain": True}
+    response = _api(api_client, key, "/api/v1/context/", body)
     assert response.status_code == 200, response.json()
     return response.json()
 

@@ -382,7 +382,7 @@ def test_search_names_who_said_it_and_when(post_event, agent_key, api_client):
     post_event("I started a new job at the library.", speaker="John", session="s1")
     answer = api_client.post(
         "/api/v1/search/",
-        {"client": "emma", "query": "What did Maria finish?", "k": 1},
+        {"client": "emma", "query": "What did Maria finish?", "k": 1, "explain": True},
         format="json",
         HTTP_AUTHORIZATION=f"Bearer {agent_key}",
     ).json()

@@ -70,7 +70,9 @@ def test_the_context_shows_the_profile_as_it_holds_now(api_client, personas, dep
     api = _api(api_client, personas.supervisor, personas.tenant)
     with time_machine.travel(LATER, tick=False):
         answer = api.post(
-            "/api/v1/context/", {"client": "emma", "message": "how is the deploy?"}, format="json"
+            "/api/v1/context/",
+            {"client": "emma", "message": "how is the deploy?", "explain": True},
+            format="json",
         )
     assert answer.status_code == 200
     shown = answer.json()

@@ -20,7 +20,7 @@ from tests.support.snapshot import take
 
 pytestmark = pytest.mark.django_db
 
-SEARCH = {"client": "emma", "query": "how should we contact her? email"}
+SEARCH = {"client": "emma", "query": "how should we contact her? email", "explain": True}
 CONTEXT = {"client": "emma", "message": "how should we contact her? email"}
 
 

@@ -117,6 +117,8 @@ READ_EMMA = cells(200, advisor2=404, heir=404)  # outsider: their own tenant's e
 WRITE_EMMA = cells(201, advisor2=404, client=403, heir=403)
 MEMORY_READ = cells(200, outsider=404, advisor2=404, client=404, heir=404)
 API_405 = cells(405)
+ITEMS_READ = cells(200, advisor2=404, heir=404, client=403)
+ITEM_DELETE = cells(200, advisor2=404, outsider=404, client=403, heir=403)
 OPEN_200, OPEN_405 = cells(200, anonymous=200), cells(405, anonymous=405)
 
 # Reviews: a role that decides none is refused before the item is looked up.
@@ -199,10 +201,18 @@ ROWS = [
         "/api/v1/search/",
         READ_EMMA,
         "read",
-        body={"client": "emma", "query": "email contact", "filters": {"tier": ["recall"]}},
+        body={
+            "client": "emma",
+            "query": "email contact",
+            "filters": {"tier": ["recall"]},
+            "explain": True,
+        },
         check=_only_core,
     ),
     Row("search", "get", "/api/v1/search/", API_405, "read"),
+    # Items hold what was put as it was put: read by the roles that may write memory.
+    Row("items emma", "get", "/api/v1/items/?client=emma", ITEMS_READ, "read"),
+    Row("item emma", "delete", "/api/v1/items/?client=emma&key=turn-1", ITEM_DELETE, "write"),
     Row(
         "memories emma", "get", "/api/v1/memories/?client=emma", READ_EMMA, "read", check=_only_core
     ),
@@ -267,7 +277,7 @@ ROWS = [
         "/api/v1/context/",
         READ_EMMA,
         "read",
-        body={"client": "emma", "message": "How should we contact her?"},
+        body={"client": "emma", "message": "How should we contact her?", "explain": True},
         check=_only_core,
     ),
     Row("context", "get", "/api/v1/context/", API_405, "read"),
@@ -584,6 +594,7 @@ def world(personas) -> World:
     factories.MemoryFactory.create(
         client=personas.foreign_client, content="Globex emma likes golf."
     )
+    factories.EventFactory.create(client=personas.client, item_key="turn-1")
     newer = memory(personas.client, Tier.RECALL, "Prefers phone calls.")
     conflict = factories.ReviewItemFactory.create(memory=newer, other_memory=made["emma_recall"])
     forgotten = memory(personas.client, Tier.RECALL, "Banks with Barclays.")
@@ -698,12 +709,12 @@ def test_matrix_size(record_property):
     endpoints = {_endpoint(row) for row in ROWS}
     pairs = {(_endpoint(row), row.method) for row in ROWS}
     assert len(PERSONAS) == 7
-    # 22 API endpoints (schema and docs included), /mcp/ under WSGI, 23 pages
-    assert len(endpoints) == 46
-    assert len(pairs) == 77  # endpoint × method; 90 rows with the targets
-    assert len(ROWS) == 90
-    assert len([cell for cell in CELLS if cell[1] != "anonymous"]) == 7 * 90 == 630
-    assert len(CELLS) == 720  # and an anonymous caller for every row
+    # 23 API endpoints (schema and docs included), /mcp/ under WSGI, 23 pages
+    assert len(endpoints) == 47
+    assert len(pairs) == 79  # endpoint × method; 92 rows with the targets
+    assert len(ROWS) == 92
+    assert len([cell for cell in CELLS if cell[1] != "anonymous"]) == 7 * 92 == 644
+    assert len(CELLS) == 736  # and an anonymous caller for every row
     record_property("matrix", f"7 personas × {len(ROWS)} rows ({len(pairs)} endpoint × method)")
 
 

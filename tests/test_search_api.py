@@ -21,7 +21,13 @@ def test_search_answers_with_scores_and_evidence(api_client, personas, post_even
     event = post_event("I prefer to be contacted by email.", external_id="m-1")
     post_event("I live in Bristol.")
     response = _search(
-        api_client, personas.advisor, personas.tenant, client="emma", query="email contact", k=1
+        api_client,
+        personas.advisor,
+        personas.tenant,
+        client="emma",
+        query="email contact",
+        k=1,
+        explain=True,
     )
     assert response.status_code == 200
     [hit] = response.json()["results"]

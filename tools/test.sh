@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# The whole test suite (what `make test` runs): the browser tests need Debian's Chromium
-# and one test needs a Redis server. Both are installed when missing and this runs as root
-# with apt-get (as CI does); otherwise those tests say they are skipped and why.
+# The whole test suite (what `make test` runs): the browser tests need Debian's Chromium,
+# one test needs a Redis server and the catalogues' checks GNU gettext. They are installed
+# when missing and this runs as root with apt-get (as CI does); otherwise those tests say
+# they are skipped and why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium chromium-driver)
 command -v redis-server >/dev/null || missing+=(redis-server)
+command -v msgfmt >/dev/null || missing+=(gettext)  # the catalogues' checks
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         export DEBIAN_FRONTEND=noninteractive

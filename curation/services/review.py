@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.db.models.functions import Greatest
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from curation.models import ReviewItem
 from curation.services.decided import decision_record
@@ -259,7 +260,11 @@ def _ensure_open(item: ReviewItem) -> None:
     if item.state != ReviewItem.State.OPEN:
         done = item.get_decision_display() if item.decision else item.get_state_display()
         raise ReviewClosed(
-            f"This item is already closed ({done}). Reload the queue to see what is still open."
+            gettext(
+                "This item is already closed (%(done)s). Reload the queue to see what is still "
+                "open."
+            )
+            % {"done": done}
         )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import cast
 
 from django.core.exceptions import PermissionDenied
-from rest_framework import exceptions
+from rest_framework import exceptions, serializers
 from rest_framework.views import APIView
 
 from memories.api.throttling import ReadRateThrottle, WriteRateThrottle
@@ -49,3 +49,17 @@ def actor_label(request) -> str:
     if isinstance(key, ApiKey):
         return f"{request.user.get_username()} (key {key.prefix})"
     return request.user.get_username()
+
+
+_TRUE, _FALSE = ("true", "1"), ("false", "0")
+
+
+def explain_asked(request, data: dict) -> bool:
+    """Whether the answer should say why each result ranked where it did: ``explain`` in
+    the body, or ``?explain=true`` (as a GET would ask it, and a quick curl)."""
+    raw = request.query_params.get("explain")
+    if raw is None or raw.lower() in _FALSE:
+        return bool(data["explain"])
+    if raw.lower() in _TRUE:
+        return True
+    raise serializers.ValidationError({"explain": [f"explain must be true or false, not {raw!r}."]})

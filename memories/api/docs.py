@@ -9,7 +9,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
 from memories.api.errors import error_body
-from memories.api.inputs import EventInSerializer, MemoryListInSerializer
+from memories.api.inputs import EventInSerializer, ItemDeleteInSerializer, MemoryListInSerializer
 from memories.api.shapes import ErrorSerializer
 from memories.services.client_data.document import document_schema
 
@@ -100,14 +100,16 @@ QUERY_ERRORS = errors(400, 401, 403, 404, 429)  # a GET with query parameters
 ONE_MEMORY_ERRORS = errors(401, 403, 404, 429)  # a GET of one memory by id
 
 
-def ok(serializer, description: str, example: dict, status: int = 200) -> dict:
-    return {
-        status: OpenApiResponse(
-            serializer,
-            description=description,
-            examples=[OpenApiExample(description, value=example, response_only=True)],
-        )
-    }
+def ok(
+    serializer, description: str, example: dict, status: int = 200, *, more: dict | None = None
+) -> dict:
+    """The answer of ``status``, with its example (and ``more`` of them, by name)."""
+    examples = [OpenApiExample(description, value=example, response_only=True)]
+    examples += [
+        OpenApiExample(name, value=value, response_only=True)
+        for name, value in (more or {}).items()
+    ]
+    return {status: OpenApiResponse(serializer, description=description, examples=examples)}
 
 
 def request_example(name: str, value: dict) -> OpenApiExample:
@@ -168,7 +170,7 @@ _EVENT_IN = {
     "external_id": "msg-1001",
     "metadata": {"channel": "phone"},
 }
-_EVENT_OUT = {"id": EVENT_ID, **_EVENT_IN, "entities": []}
+_EVENT_OUT = {"id": EVENT_ID, **_EVENT_IN, "entities": [], "item_key": ""}
 INGEST_RESULT = {
     "event": _EVENT_OUT,
     "memories": [
@@ -196,6 +198,15 @@ _HIT = {
     "content": "I prefer to be contacted by email.",
     "kind": "semantic",
     "category": "preference",
+    "observed_at": "2026-11-30T09:15:00Z",
+    "past": False,
+    "speaker": "client",
+    "subject": "",
+    "occurred_on": None,
+    "occurred_precision": "",
+}
+_EXPLAINED_HIT = {
+    **_HIT,
     "tier": "recall",
     "status": "active",
     "score": 0.71,
@@ -206,8 +217,6 @@ _HIT = {
         "recency": 0.93,
         "confidence": 0.85,
     },
-    "observed_at": "2026-11-30T09:15:00Z",
-    "past": False,
     "tags": [],
     "evidence": [
         {"event": EVENT_ID, "external_id": "msg-1001", "observed_at": "2026-11-30T09:15:00Z"}
@@ -223,26 +232,27 @@ SEARCH_REQUEST = request_example(
     },
 )
 SEARCH_RESULT = {"results": [_HIT]}
+SEARCH_EXPLAINED = {"results": [_EXPLAINED_HIT]}
 
 CONTEXT_REQUEST = request_example(
     "before answering a message",
     {"client": "emma-clarke", "message": "Can we meet on Thursday?", "budget_chars": 1500},
 )
+_PROFILE = {
+    "static": [
+        {
+            "memory": MEMORY_ID,
+            "text": "I prefer to be contacted by email.",
+            "kind": "semantic",
+            "category": "preference",
+            "confidence": 0.85,
+            "observed_at": "2026-11-30T09:15:00Z",
+            "disputed_by": [],
+        }
+    ],
+    "dynamic": [],
+}
 CONTEXT_RESULT = {
-    "profile": {
-        "static": [
-            {
-                "memory": MEMORY_ID,
-                "text": "I prefer to be contacted by email.",
-                "kind": "semantic",
-                "category": "preference",
-                "confidence": 0.85,
-                "observed_at": "2026-11-30T09:15:00Z",
-                "disputed_by": [],
-            }
-        ],
-        "dynamic": [],
-    },
     "core": [
         {
             "id": OLD_ID,
@@ -270,9 +280,38 @@ CONTEXT_RESULT = {
     "- 2026-12-12 · I sign the mortgage on 12 December.",
 }
 
+ITEMS = {
+    "results": [
+        {
+            "key": '["memories","turn-1"]',
+            "created_at": "2026-11-30T09:15:01Z",
+            "updated_at": "2026-11-30T09:15:01Z",
+            "event": {
+                "id": EVENT_ID,
+                "client": "emma-clarke",
+                "session": None,
+                "source": "chat",
+                "speaker": "",
+                "content": "I prefer to be contacted by email.",
+                "observed_at": "2026-11-30T09:15:00Z",
+                "external_id": "mhc-5b0f…",
+                "metadata": {"langgraph": {"value": {"content": "I prefer email."}}},
+                "entities": [],
+                "item_key": '["memories","turn-1"]',
+            },
+        }
+    ]
+}
+ITEM_DELETED = {"key": '["memories","turn-1"]', "forgotten": [MEMORY_ID]}
+
+CONTEXT_EXPLAINED = {
+    "profile": _PROFILE,
+    **CONTEXT_RESULT,
+    "memories": [{**_EXPLAINED_HIT, "disputed_by": []}],
+}
 CLIENT_PROFILE = {
     "client": "emma-clarke",
-    "profile": CONTEXT_RESULT["profile"],
+    "profile": _PROFILE,
     "core": CONTEXT_RESULT["core"],
 }
 
@@ -395,6 +434,22 @@ TOOLS = {
 
 # --- clients: erasure and export ---
 
+ITEM_KEY_PARAMETER = OpenApiParameter(
+    "key",
+    type=text_schema(ItemDeleteInSerializer().fields["key"]),
+    location=OpenApiParameter.QUERY,
+    required=True,
+    description="The item's key, as its events' `item_key` say it.",
+    examples=[OpenApiExample("a LangGraph store's key", value='["memories","emma","turn-1"]')],
+)
+EXPLAIN_PARAMETER = OpenApiParameter(
+    "explain",
+    type=bool,
+    location=OpenApiParameter.QUERY,
+    required=False,
+    description="true: the answer also says why each memory ranked where it did (as the "
+    "body's `explain`).",
+)
 CLIENT_REF_PARAMETER = OpenApiParameter(
     "ref",
     # What a reference can be: as events' `client` accepts it.
@@ -445,6 +500,7 @@ CLIENT_EXPORT = {
             "agent": "",
             "entities": [],
             "metadata": {},
+            "item_key": "",
         }
     ],
     "memories": [

@@ -74,6 +74,15 @@ class EventInSerializer(StrictSerializer):
     task_id = StrictCharField(max_length=200, required=False, default="")
     run_id = StrictCharField(max_length=200, required=False, default="")
     extract_from_assistant = StrictBooleanField(required=False, default=False)
+    item_key = StrictCharField(
+        max_length=300,
+        required=False,
+        default="",
+        help_text="The key of the item this event is a version of, as a framework's store "
+        "names it (a LangGraph store's namespace and key): the newest event with the key "
+        "is the item (GET /api/v1/items/); the memories only its earlier versions taught "
+        "are forgotten.",
+    )
     # Stated in the schema as maxLength (memories/api/schema.py); checked in validate_content.
     text_limits = {"content": "MAX_EVENT_CHARS"}
 
@@ -219,6 +228,12 @@ class SearchInSerializer(StrictSerializer):
         "left out.",
     )
     filters = FiltersSerializer(required=False, default=dict)
+    explain = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text="true: each result also carries why it ranked where it did (score, scores, "
+        "tier, status, tags, evidence). Also as the query parameter ?explain=true.",
+    )
 
 
 class ContextInSerializer(StrictSerializer):
@@ -226,6 +241,13 @@ class ContextInSerializer(StrictSerializer):
     message = StrictCharField(max_length=8000)
     budget_chars = StrictIntegerField(min_value=200, max_value=50_000, default=2000)
     k = StrictIntegerField(min_value=1, max_value=50, default=8)
+    explain = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text="true: each memory also carries why it ranked where it did (score, scores, "
+        "tier, status, tags, evidence) and each profile entry its confidence. Also as the "
+        "query parameter ?explain=true.",
+    )
 
 
 class ForgetInSerializer(StrictSerializer):
@@ -242,6 +264,22 @@ class MemoryListInSerializer(StrictSerializer):
     limit = serializers.IntegerField(min_value=1, max_value=200, default=20)
     kind = serializers.ChoiceField(choices=Kind.choices, required=False)
     tier = serializers.ChoiceField(choices=Tier.choices, required=False)
+
+
+class ItemsInSerializer(StrictSerializer):
+    client = StrictCharField(max_length=200)
+    key = StrictCharField(max_length=300, required=False, default="")
+    prefix = StrictCharField(max_length=300, required=False, default="")
+    event = serializers.ListField(
+        child=serializers.UUIDField(), required=False, default=list, max_length=100
+    )
+    limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
+    offset = serializers.IntegerField(min_value=0, max_value=2**31 - 1, default=0)
+
+
+class ItemDeleteInSerializer(StrictSerializer):
+    client = StrictCharField(max_length=200)
+    key = StrictCharField(max_length=300)
 
 
 class ClientListInSerializer(StrictSerializer):

@@ -113,6 +113,15 @@ LINKS: dict[tuple[str, str], dict] = {
             "client_export", "Everything held about the client.", ref="/imported/client"
         ),
     },
+    ("items_list", "200"): {
+        "item_delete": _link(
+            "item_delete",
+            "Delete the first item.",
+            client="/results/0/event/client",
+            key="/results/0/key",
+        ),
+    },
+    ("item_delete", "200"): _memory_links("/forgotten/0", "memory_retrieve"),
     ("webhooks_list", "200"): {
         "webhooks_delete": _link(
             "webhooks_delete", "Remove the first endpoint.", endpoint_id="/results/0/id"

@@ -4,6 +4,7 @@ that write the same dicts by hand on the hot paths."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from django.utils import timezone
 from rest_framework import serializers
@@ -26,6 +27,7 @@ class EventOutSerializer(serializers.Serializer):
     external_id = serializers.CharField()
     metadata = serializers.JSONField()
     entities = serializers.JSONField()
+    item_key = serializers.CharField(help_text="The item it is a version of; empty: none.")
 
 
 class MemoryBriefSerializer(serializers.Serializer):
@@ -122,6 +124,16 @@ def _event_data(event) -> dict:
         "external_id": event.external_id,
         "metadata": event.metadata,
         "entities": event.entities,
+        "item_key": event.item_key,
+    }
+
+
+def item_data(item: dict) -> dict:
+    return {
+        "key": item["key"],
+        "created_at": datetime_out(item["created_at"]),
+        "updated_at": datetime_out(item["updated_at"]),
+        "event": _event_data(item["event"]),
     }
 
 
@@ -140,57 +152,81 @@ def ingest_result_data(result) -> dict:
     return {"event": _event_data(result.event), "memories": memories}
 
 
+# Said of the fields an answer holds only when asked with ``explain``.
+EXPLAINED: dict[str, Any] = {"required": False, "help_text": "With explain only."}
+
+
 class EvidenceOutSerializer(serializers.Serializer):
-    event = serializers.UUIDField()
+    """An event a memory rests on: by default the caller's own id of it (what an agent
+    cites, and what the benchmarks' scripts score), with ``explain`` its id and time too."""
+
     external_id = serializers.CharField()
-    observed_at = serializers.DateTimeField()
+    event = serializers.UUIDField(**EXPLAINED)
+    observed_at = serializers.DateTimeField(**EXPLAINED)
 
 
 class SearchHitSerializer(serializers.Serializer):
+    """A memory as an agent reads it: its words, kind and category, who said it about whom,
+    when it was said and when what it tells of happens (past or ahead), and its id to act
+    on, and the caller's ids of the events it rests on. Why it ranked where it did (score
+    and components, tier, status, tags, each event's id and time) only with ``explain``."""
+
     id = serializers.UUIDField()
     content = serializers.CharField()
     kind = serializers.CharField()
     category = serializers.CharField()
-    tier = serializers.CharField()
-    status = serializers.CharField()
-    score = serializers.FloatField()
-    scores = serializers.DictField(child=serializers.FloatField())
-    observed_at = serializers.DateTimeField()
+    observed_at = serializers.DateTimeField(help_text="When it was said.")
     past = serializers.BooleanField(
         help_text="A plan or deadline whose day has gone by (ranked a little lower)."
     )
     speaker = serializers.CharField()
     subject = serializers.CharField()
-    occurred_on = serializers.DateField(allow_null=True)
+    occurred_on = serializers.DateField(
+        allow_null=True,
+        help_text="When what it tells of happens or happened (ahead of today: still to "
+        "come); null: when it was said.",
+    )
     occurred_precision = serializers.ChoiceField(choices=["", *Precision.values])
-    tags = serializers.ListField(child=serializers.CharField())
+    tier = serializers.CharField(**EXPLAINED)
+    status = serializers.CharField(**EXPLAINED)
+    score = serializers.FloatField(**EXPLAINED)
+    scores = serializers.DictField(child=serializers.FloatField(), **EXPLAINED)
+    tags = serializers.ListField(child=serializers.CharField(), **EXPLAINED)
     evidence = EvidenceOutSerializer(many=True)
 
 
-def hit_data(hit) -> dict:
+def hit_data(hit, *, explain: bool = False) -> dict:
+    """A search hit as ``SearchHitSerializer`` (its explaining fields with ``explain``)."""
     memory = hit.memory
-    return {
+    data = {
         "id": str(memory.pk),
         "content": memory.content,
         "kind": memory.kind,
         "category": memory.category,
-        "tier": memory.tier,
-        "status": memory.status,
-        "score": hit.score,
-        "scores": hit.scores,
         "observed_at": datetime_out(memory.observed_at),
         "past": bool(hit.scores.get("past")),
         **_attribution(memory),
-        "tags": list(memory.tags),
-        "evidence": [
-            {
-                "event": e["event"],
-                "external_id": e["external_id"],
-                "observed_at": datetime_out(e["observed_at"]),
-            }
-            for e in hit.evidence
-        ],
+        "evidence": [{"external_id": e["external_id"]} for e in hit.evidence if e["external_id"]],
     }
+    if explain:
+        data.update(
+            {
+                "tier": memory.tier,
+                "status": memory.status,
+                "score": hit.score,
+                "scores": hit.scores,
+                "tags": list(memory.tags),
+                "evidence": [
+                    {
+                        "event": e["event"],
+                        "external_id": e["external_id"],
+                        "observed_at": datetime_out(e["observed_at"]),
+                    }
+                    for e in hit.evidence
+                ],
+            }
+        )
+    return data
 
 
 def memory_detail_data(memory, *, evidence: list[dict], relations: list[dict]) -> dict:

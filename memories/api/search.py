@@ -1,4 +1,5 @@
-"""Search: the memories most relevant to a query, with their score components and evidence."""
+"""Search: the memories most relevant to a query; with ``explain``, why (score components,
+evidence)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from rest_framework.response import Response
 
 from memories import permissions
 from memories.api import docs
-from memories.api.base import BaseApiView, tenant_of
+from memories.api.base import BaseApiView, explain_asked, tenant_of
 from memories.api.inputs import SearchInSerializer
 from memories.api.outputs import hit_data
 from memories.api.shapes import (
@@ -33,15 +34,21 @@ def _filters(data: dict, user, client) -> Filters:
 
 
 class SearchApi(BaseApiView):
-    """The memories most relevant to ``query`` for one client, with score components."""
+    """The memories most relevant to ``query`` for one client; with ``explain``, why."""
 
     read_methods = ("POST", "OPTIONS")
 
     @extend_schema(
         request=SearchInSerializer,
+        parameters=[docs.EXPLAIN_PARAMETER],
         examples=[docs.SEARCH_REQUEST],
         responses={
-            **docs.ok(SearchOutSerializer, "ranked", docs.SEARCH_RESULT),
+            **docs.ok(
+                SearchOutSerializer,
+                "ranked",
+                docs.SEARCH_RESULT,
+                more={"ranked, explained": docs.SEARCH_EXPLAINED},
+            ),
             **docs.BODY_ERRORS,
         },
         summary="The memories most relevant to a query",
@@ -51,6 +58,7 @@ class SearchApi(BaseApiView):
         serializer = SearchInSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
+        explain = explain_asked(request, data)
         tenant = tenant_of(request)
         client = permissions.client_for_read(request.user, tenant, data["client"])
         hits = memories_search(
@@ -61,4 +69,4 @@ class SearchApi(BaseApiView):
             with_evidence=True,
             budget_chars=data["budget_chars"],
         )
-        return Response({"results": [hit_data(h) for h in hits]})
+        return Response({"results": [hit_data(h, explain=explain) for h in hits]})

@@ -52,6 +52,9 @@ class RelationOutSerializer(serializers.Serializer):
 
 
 class MemoryEvidenceSerializer(EvidenceOutSerializer):
+    # A memory's own page of evidence always says which event and when.
+    event = serializers.UUIDField()
+    observed_at = serializers.DateTimeField()
     role = serializers.ChoiceField(choices=["extracted", "restated", "consolidated"])
 
 
@@ -123,7 +126,12 @@ class ComingUpSerializer(CoreOutSerializer):
 
 
 class ContextOutSerializer(serializers.Serializer):
-    profile = ProfileOutSerializer()
+    profile = ProfileOutSerializer(
+        required=False,
+        help_text="The client's profile as data. With explain only: by default its entries "
+        "are in `text`, as the agent reads them (and GET /api/v1/clients/{ref}/profile/ "
+        "gives it alone).",
+    )
     core = CoreOutSerializer(many=True)
     memories = ContextHitSerializer(many=True)
     coming_up = ComingUpSerializer(
@@ -138,6 +146,24 @@ class ClientProfileOutSerializer(serializers.Serializer):
     client = serializers.CharField()
     profile = ProfileOutSerializer()
     core = CoreOutSerializer(many=True)
+
+
+class ItemSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    created_at = serializers.DateTimeField(help_text="When the key was first put.")
+    updated_at = serializers.DateTimeField(help_text="When its newest version was put.")
+    event = EventOutSerializer(help_text="The newest version, as it was put.")
+
+
+class ItemsOutSerializer(serializers.Serializer):
+    results = ItemSerializer(many=True)
+
+
+class ItemDeletedSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    forgotten = serializers.ListField(
+        child=serializers.UUIDField(), help_text="The memories only its versions taught."
+    )
 
 
 class ClientSummarySerializer(serializers.Serializer):

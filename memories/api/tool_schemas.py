@@ -20,6 +20,13 @@ _MEMORY_ID = {
 }
 
 
+_EXPLAIN = {
+    "type": "boolean",
+    "description": "true only to see why each memory ranked where it did (its score and "
+    "components, tier, status, evidence): rarely needed to answer.",
+}
+
+
 def _tool(name, description, properties, required, method, path, body=None):
     return {
         "type": "function",
@@ -86,8 +93,9 @@ TOOLS = [
         "recall",
         "Search what memoryhub knows about the client for one question or topic ('how "
         "does she want to be contacted?', 'risk tolerance'). Returns up to k memories, "
-        "best first, each with its content, kind, score and the events it came from; an "
-        "empty list when nothing relevant is known (do not guess then). Use it to look "
+        "best first, one a line: its id, kind and category, the day it was said and the "
+        "day it happens (planned, past), and its words; nothing when nothing relevant is "
+        "known (do not guess then). Use it to look "
         "something up mid-task; before answering a client's message, get_context gives "
         "the profile and the relevant memories in one call.",
         {
@@ -131,6 +139,7 @@ TOOLS = [
                 },
                 "additionalProperties": False,
             },
+            "explain": _EXPLAIN,
         },
         ["client", "query"],
         "POST",
@@ -141,8 +150,8 @@ TOOLS = [
         "Call first, before answering the client's latest message: returns everything to "
         "put in the prompt in one call: the client's profile (stable facts and recent "
         "activity), their core memories (always relevant), the memories most relevant to "
-        "this message, and 'text', all of it ready to paste into the prompt within "
-        "budget_chars characters.",
+        "this message and what is coming up, as text ready to paste into the prompt within "
+        "budget_chars characters, then the ids of the memories it names, to act on.",
         {
             "client": _CLIENT,
             "message": {
@@ -156,6 +165,7 @@ TOOLS = [
                 "maximum": 50000,
                 "description": "Largest size of 'text', in characters (default 2000).",
             },
+            "explain": _EXPLAIN,
         },
         ["client", "message"],
         "POST",

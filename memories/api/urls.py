@@ -6,6 +6,7 @@ from memories.api import (
     clients,
     events,
     health,
+    items,
     memories,
     probes,
     search,
@@ -25,6 +26,7 @@ api_urlpatterns = [
     path("events/", events.EventsApi.as_view(), name="events"),
     path("events/batch/", events.EventsBatchApi.as_view(), name="events-batch"),
     path("search/", search.SearchApi.as_view(), name="search"),
+    path("items/", items.ItemsApi.as_view(), name="items"),
     path("memories/", memories.MemoryListApi.as_view(), name="memories"),
     path("memories/<uuid:memory_id>/", memories.MemoryApi.as_view(), name="memory"),
     path(

@@ -12,6 +12,7 @@ from memories.models.records import (
     Category,
     Event,
     EventSource,
+    ItemDeletion,
     Kind,
     Memory,
     Precision,
@@ -33,6 +34,7 @@ from memories.models.tenancy import (
     Role,
     Tenant,
     TextSearchLanguage,
+    UserSettings,
 )
 from memories.models.webhooks import WebhookDelivery, WebhookEndpoint, WebhookEvent
 
@@ -51,6 +53,7 @@ __all__ = [
     "EventEmbedding",
     "EventSource",
     "Evidence",
+    "ItemDeletion",
     "JobRun",
     "Kind",
     "LexemeCount",
@@ -69,6 +72,7 @@ __all__ = [
     "Tenant",
     "TextSearchLanguage",
     "Tier",
+    "UserSettings",
     "WebhookDelivery",
     "WebhookEndpoint",
     "WebhookEvent",

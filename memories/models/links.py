@@ -4,10 +4,16 @@ memories (updates, extends, derives, merged into, conflicts with).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:
+    from django.utils.functional import _StrOrPromise
 
 from memories.models.records import UNIT, Event, Memory
 from memories.models.tenancy import Tenant
@@ -17,18 +23,18 @@ class Evidence(models.Model):
     """A memory rests on an event: extracted from it, restated by it, or consolidated."""
 
     class Role(models.TextChoices):
-        EXTRACTED = "extracted", "Extracted from"
-        RESTATED = "restated", "Restated by (dedup)"
-        CONSOLIDATED = "consolidated", "Consolidated from"
+        EXTRACTED = "extracted", _("Extracted from")
+        RESTATED = "restated", _("Restated by (dedup)")
+        CONSOLIDATED = "consolidated", _("Consolidated from")
 
     class Action(models.TextChoices):
         """What ingesting the event did to the memory (the API's ``action``)."""
 
-        ADDED = "added", "Added"
-        DEDUPLICATED = "deduplicated", "Deduplicated"
-        UPDATED = "updated", "Updated (supersedes the related memory)"
-        EXTENDED = "extended", "Extended the related memory"
-        CONFLICT = "conflict", "Conflicts with the related memory"
+        ADDED = "added", _("Added")
+        DEDUPLICATED = "deduplicated", _("Deduplicated")
+        UPDATED = "updated", _("Updated (supersedes the related memory)")
+        EXTENDED = "extended", _("Extended the related memory")
+        CONFLICT = "conflict", _("Conflicts with the related memory")
 
     memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="evidence")
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="evidence_for")
@@ -50,23 +56,23 @@ class Evidence(models.Model):
         return f"{self.memory_id} ← {self.event_id}"
 
     # How an evidence list reads each link, after the event it names.
-    ROLE_PHRASES: dict[str, str] = {
-        Role.EXTRACTED: "the memory was taken from this",
-        Role.RESTATED: "said again (deduplicated)",
-        Role.CONSOLIDATED: "consolidated from this",
+    ROLE_PHRASES: dict[str, _StrOrPromise] = {
+        Role.EXTRACTED: _("the memory was taken from this"),
+        Role.RESTATED: _("said again (deduplicated)"),
+        Role.CONSOLIDATED: _("consolidated from this"),
     }
 
     @property
     def role_phrase(self) -> str:
-        return self.ROLE_PHRASES.get(self.role, self.get_role_display())
+        return str(self.ROLE_PHRASES.get(self.role, self.get_role_display()))
 
 
 class RelationType(models.TextChoices):
-    UPDATES = "updates", "updates (supersedes)"
-    EXTENDS = "extends", "extends"
-    DERIVES = "derives", "derives from"
-    MERGED_INTO = "merged_into", "merged into"
-    CONFLICTS_WITH = "conflicts_with", "conflicts with"
+    UPDATES = "updates", _("updates (supersedes)")
+    EXTENDS = "extends", _("extends")
+    DERIVES = "derives", _("derives from")
+    MERGED_INTO = "merged_into", _("merged into")
+    CONFLICTS_WITH = "conflicts_with", _("conflicts with")
 
 
 class Relation(models.Model):

@@ -18,6 +18,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from memories.crypto.fields import SealedJSONField, SealedTextField
 from memories.crypto.queryset import SealedQuerySet
@@ -65,11 +66,11 @@ class Session(models.Model):
 
 
 class EventSource(models.TextChoices):
-    CHAT = "chat", "Chat"
-    TOOL = "tool", "Tool output"
-    OBSERVATION = "observation", "Observation"
-    DECISION = "decision", "Decision"
-    IMPORT = "import", "Import"
+    CHAT = "chat", _("Chat")
+    TOOL = "tool", _("Tool output")
+    OBSERVATION = "observation", _("Observation")
+    DECISION = "decision", _("Decision")
+    IMPORT = "import", _("Import")
 
 
 class Event(models.Model):
@@ -93,6 +94,9 @@ class Event(models.Model):
     run_id = models.CharField(max_length=200, blank=True)
     entities = SealedJSONField(default=list, blank=True)
     metadata = SealedJSONField(default=dict, blank=True)
+    # The caller's key of the item this event is a version of (a framework store's key):
+    # the newest event with the key is the item, unless an ItemDeletion came after it.
+    item_key = models.CharField(max_length=300, blank=True)
 
     objects = SealedQuerySet.as_manager()
 
@@ -108,47 +112,67 @@ class Event(models.Model):
         indexes = [
             models.Index(fields=["tenant", "client", "-observed_at"]),
             models.Index(fields=["session", "observed_at"]),
+            models.Index(
+                fields=["client", "item_key", "-received_at"],
+                condition=~Q(item_key=""),
+                name="event_item_versions",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.source}@{self.observed_at:%Y-%m-%d %H:%M}: {self.content[:60]}"
 
 
+class ItemDeletion(models.Model):
+    """An item deleted (``memories.services.write.items``): its key answers nothing until
+    an event puts it again. Events stay as they are (they are immutable)."""
+
+    client = models.ForeignKey(Client, on_delete=models.CASCADE, related_name="item_deletions")
+    key = models.CharField(max_length=300)
+    deleted_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["client", "key", "-deleted_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.key} deleted {self.deleted_at:%Y-%m-%d %H:%M}"
+
+
 class Kind(models.TextChoices):
-    EPISODIC = "episodic", "Episodic"
-    OPERATIONAL = "operational", "Operational"
-    SEMANTIC = "semantic", "Semantic"
-    PROCEDURAL = "procedural", "Procedural"
-    DECISION = "decision", "Decision"
-    PRINCIPLE = "principle", "Principle"
-    CLAIM = "claim", "Claim"
-    ARTIFACT = "artifact", "Artifact"
+    EPISODIC = "episodic", _("Episodic")
+    OPERATIONAL = "operational", _("Operational")
+    SEMANTIC = "semantic", _("Semantic")
+    PROCEDURAL = "procedural", _("Procedural")
+    DECISION = "decision", _("Decision")
+    PRINCIPLE = "principle", _("Principle")
+    CLAIM = "claim", _("Claim")
+    ARTIFACT = "artifact", _("Artifact")
 
 
 class Category(models.TextChoices):
     NONE = "", "—"
-    PREFERENCE = "preference", "Preference"
-    FACT = "fact", "Fact"
-    GOAL = "goal", "Goal"
-    RELATIONSHIP = "relationship", "Relationship"
-    CONSTRAINT = "constraint", "Constraint"
-    EVENT = "event", "Event"
+    PREFERENCE = "preference", _("Preference")
+    FACT = "fact", _("Fact")
+    GOAL = "goal", _("Goal")
+    RELATIONSHIP = "relationship", _("Relationship")
+    CONSTRAINT = "constraint", _("Constraint")
+    EVENT = "event", _("Event")
 
 
 class Tier(models.TextChoices):
-    CORE = "core", "Core (always in the prompt)"
-    RECALL = "recall", "Recall (warm, searched)"
-    ARCHIVAL = "archival", "Archival (cold, by similarity)"
+    CORE = "core", _("Core (always in the prompt)")
+    RECALL = "recall", _("Recall (warm, searched)")
+    ARCHIVAL = "archival", _("Archival (cold, by similarity)")
 
 
 class Status(models.TextChoices):
-    ACTIVE = "active", "Active"
-    CANDIDATE = "candidate", "Candidate"
-    PROMOTED = "promoted", "Promoted"
-    SUPERSEDED = "superseded", "Superseded"
-    MERGED = "merged", "Merged"
-    EXPIRED = "expired", "Expired"
-    DELETED = "deleted", "Deleted"
+    ACTIVE = "active", _("Active")
+    CANDIDATE = "candidate", _("Candidate")
+    PROMOTED = "promoted", _("Promoted")
+    SUPERSEDED = "superseded", _("Superseded")
+    MERGED = "merged", _("Merged")
+    EXPIRED = "expired", _("Expired")
+    DELETED = "deleted", _("Deleted")
 
 
 LIVE_STATUSES = (Status.ACTIVE, Status.CANDIDATE, Status.PROMOTED)
@@ -157,18 +181,18 @@ LIVE_STATUSES = (Status.ACTIVE, Status.CANDIDATE, Status.PROMOTED)
 class Precision(models.TextChoices):
     """How exactly a memory's ``occurred_on`` is known: that day, or the span it starts."""
 
-    DAY = "day", "Day"
-    WEEK = "week", "Week"
-    MONTH = "month", "Month"
-    YEAR = "year", "Year"
+    DAY = "day", _("Day")
+    WEEK = "week", _("Week")
+    MONTH = "month", _("Month")
+    YEAR = "year", _("Year")
 
 
 class SourceKind(models.TextChoices):
-    SESSION = "session", "Session"
-    MANUAL = "manual", "Manual"
-    JOB = "job", "Background job"
-    HOOK = "hook", "Hook"
-    IMPORT = "import", "Import"
+    SESSION = "session", _("Session")
+    MANUAL = "manual", _("Manual")
+    JOB = "job", _("Background job")
+    HOOK = "hook", _("Hook")
+    IMPORT = "import", _("Import")
 
 
 def unexpired(at, prefix: str = "") -> Q:

@@ -9,6 +9,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from guardian.models import GroupObjectPermissionBase, UserObjectPermissionBase
 
 from memories.languages import language_name
@@ -111,12 +112,12 @@ class Tenant(models.Model):
 
 
 class Role(models.TextChoices):
-    ADMIN = "ADMIN", "Admin"
-    SUPERVISOR = "SUPERVISOR", "Supervisor"
-    ADVISOR = "ADVISOR", "Advisor"
-    CLIENT = "CLIENT", "Client"
-    PROSPECT = "PROSPECT", "Prospect"
-    NEXTGEN_HEIR = "NEXTGEN_HEIR", "Next-generation heir"
+    ADMIN = "ADMIN", _("Admin")
+    SUPERVISOR = "SUPERVISOR", _("Supervisor")
+    ADVISOR = "ADVISOR", _("Advisor")
+    CLIENT = "CLIENT", _("Client")
+    PROSPECT = "PROSPECT", _("Prospect")
+    NEXTGEN_HEIR = "NEXTGEN_HEIR", _("Next-generation heir")
 
 
 class Membership(models.Model):
@@ -136,6 +137,24 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} {self.role} @ {self.tenant}"
+
+
+class UserSettings(models.Model):
+    """What a person chose for themselves in the pages, whatever their tenants and roles."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="page_settings"
+    )
+    # Empty: the pages follow the browser, then the client's or the tenant's language
+    # (memories.pages.language).
+    language = models.CharField(max_length=8, blank=True, choices=settings.LANGUAGES)
+
+    class Meta:
+        verbose_name = "user settings"
+        verbose_name_plural = "user settings"
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.language or 'automatic'})"
 
 
 class Client(models.Model):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from memories import permissions
@@ -49,8 +50,10 @@ def memory_correct_page(request, memory_id):
         )
     messages.success(
         request,
-        "Corrected. This is the new memory; the old one is superseded and no longer reaches "
-        "search or context. A supervisor can undo the correction.",
+        _(
+            "Corrected. This is the new memory; the old one is superseded and no longer "
+            "reaches search or context. A supervisor can undo the correction."
+        ),
     )
     return redirect("memories:memory", new.pk)
 
@@ -71,7 +74,7 @@ def memory_forget_page(request, memory_id):
         reason=form.cleaned_data["reason"],
     )
     messages.success(
-        request, "Forgotten: it no longer reaches search or context. A supervisor can undo it."
+        request, _("Forgotten: it no longer reaches search or context. A supervisor can undo it.")
     )
     return redirect("memories:memory", memory.pk)
 
@@ -94,6 +97,8 @@ def memory_undo_page(request, memory_id):
     except DomainError as exc:
         return memory_page(request, memory, status=exc.status_code, undo_error=exc.message)
     messages.success(
-        request, f"Undone: this memory is {restored.get_status_display().lower()} again."
+        request,
+        _("Undone: this memory is %(status)s again.")
+        % {"status": restored.get_status_display().lower()},
     )
     return redirect("memories:memory", restored.pk)

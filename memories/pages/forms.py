@@ -7,12 +7,13 @@ from typing import Any, cast
 
 from django import forms
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from memories.models import LIVE_STATUSES, Kind, Status, Tier
 from memories.services.retrieval import Filters
 from memories.timebounds import EARLIEST_DAY, too_early
 
-TIER_NAMES = [(t.value, t.value.title()) for t in Tier]
+TIER_NAMES = [(Tier.CORE, _("Core")), (Tier.RECALL, _("Recall")), (Tier.ARCHIVAL, _("Archival"))]
 STATUS_LIVE = "live"
 STATUS_ALL = "all"
 
@@ -21,21 +22,23 @@ class MemoryFilterForm(forms.Form):
     """What the client page's memory list shows: a search (the API's ranking) or the
     newest memories, filtered by kind, tier, status and time."""
 
-    q = forms.CharField(label="Search", required=False, max_length=500, strip=True)
+    q = forms.CharField(label=_("Search"), required=False, max_length=500, strip=True)
     kind = forms.ChoiceField(
-        label="Kind", required=False, choices=[("", "Any kind"), *Kind.choices]
+        label=_("Kind"), required=False, choices=[("", _("Any kind")), *Kind.choices]
     )
-    tier = forms.ChoiceField(label="Tier", required=False, choices=[("", "Any tier"), *TIER_NAMES])
+    tier = forms.ChoiceField(
+        label=_("Tier"), required=False, choices=[("", _("Any tier")), *TIER_NAMES]
+    )
     status = forms.ChoiceField(
-        label="Status",
+        label=_("Status"),
         required=False,
-        choices=[(STATUS_LIVE, "Live"), *Status.choices, (STATUS_ALL, "Any status")],
+        choices=[(STATUS_LIVE, _("Live")), *Status.choices, (STATUS_ALL, _("Any status"))],
     )
     since = forms.DateField(
-        label="From", required=False, widget=forms.DateInput(attrs={"type": "date"})
+        label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"})
     )
     until = forms.DateField(
-        label="To", required=False, widget=forms.DateInput(attrs={"type": "date"})
+        label=_("To"), required=False, widget=forms.DateInput(attrs={"type": "date"})
     )
     page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
 
@@ -45,9 +48,11 @@ class MemoryFilterForm(forms.Form):
         since, until = data.get("since"), data.get("until")
         for name, day in (("since", since), ("until", until)):
             if day and too_early(day):
-                self.add_error(name, f"Memory starts on {EARLIEST_DAY.isoformat()}.")
+                self.add_error(
+                    name, _("Memory starts on %(day)s.") % {"day": EARLIEST_DAY.isoformat()}
+                )
         if since and until and since > until:
-            self.add_error("until", "The end date is before the start date: swap them.")
+            self.add_error("until", _("The end date is before the start date: swap them."))
         return data
 
     def statuses(self) -> tuple[str, ...]:
@@ -82,26 +87,29 @@ def _day_end(day):
 
 
 class TierForm(forms.Form):
-    tier = forms.ChoiceField(label="Tier", choices=TIER_NAMES)
+    tier = forms.ChoiceField(label=_("Tier"), choices=TIER_NAMES)
     pin = forms.BooleanField(
-        label="Pin: automatic moves leave it here", required=False, initial=True
+        label=_("Pin: automatic moves leave it here"), required=False, initial=True
     )
-    reason = forms.CharField(label="Reason", required=False, max_length=300)
+    reason = forms.CharField(label=_("Reason"), required=False, max_length=300)
 
 
 class CorrectionForm(forms.Form):
     """A person's correction of a live memory: the right statement and why."""
 
     content = forms.CharField(
-        label="What is right", max_length=2000, strip=True, widget=forms.Textarea(attrs={"rows": 3})
+        label=_("What is right"),
+        max_length=2000,
+        strip=True,
+        widget=forms.Textarea(attrs={"rows": 3}),
     )
-    reason = forms.CharField(label="Why", max_length=300, strip=True)
+    reason = forms.CharField(label=_("Why"), max_length=300, strip=True)
 
 
 class ForgetForm(forms.Form):
-    reason = forms.CharField(label="Why forget it", max_length=300, strip=True)
+    reason = forms.CharField(label=_("Why forget it"), max_length=300, strip=True)
 
 
 class UndoForm(forms.Form):
     entry = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
-    reason = forms.CharField(label="Why undo it", required=False, max_length=300, strip=True)
+    reason = forms.CharField(label=_("Why undo it"), required=False, max_length=300, strip=True)

@@ -8,6 +8,7 @@ from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm
+from django.utils.translation import ngettext_lazy
 
 from memories.conf import setting
 from memories.services.tenancy.logins import (
@@ -16,7 +17,11 @@ from memories.services.tenancy.logins import (
     login_succeeded,
 )
 
-LOCKED = "Too many failed attempts; try again in %(minutes)s minutes."
+LOCKED = ngettext_lazy(
+    "Too many failed attempts; try again in %(minutes)s minute.",
+    "Too many failed attempts; try again in %(minutes)s minutes.",
+    "minutes",
+)
 
 
 def client_address(request) -> str:

@@ -13,6 +13,8 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST, require_safe
 
 from memories import permissions
@@ -24,22 +26,23 @@ from memories.selectors.lineage import lineage_of
 from memories.selectors.memory import linked_for, status_change
 from memories.selectors.when import when_told
 from memories.services.write.lifecycle import memory_set_tier
+from memories.templatetags.words import tier_name
 
 # How a relation reads from the memory at its target ("A updates B": B "is updated by" A).
 RELATION_LABELS = {
     "out": {
-        "updates": "updates",
-        "extends": "extends",
-        "derives": "derives from",
-        "merged_into": "was merged into",
-        "conflicts_with": "conflicts with",
+        "updates": gettext_lazy("updates"),
+        "extends": gettext_lazy("extends"),
+        "derives": gettext_lazy("derives from"),
+        "merged_into": gettext_lazy("was merged into"),
+        "conflicts_with": gettext_lazy("conflicts with"),
     },
     "in": {
-        "updates": "is updated by",
-        "extends": "is extended by",
-        "derives": "is a source of",
-        "merged_into": "absorbed",
-        "conflicts_with": "conflicts with",
+        "updates": gettext_lazy("is updated by"),
+        "extends": gettext_lazy("is extended by"),
+        "derives": gettext_lazy("is a source of"),
+        "merged_into": gettext_lazy("absorbed"),
+        "conflicts_with": gettext_lazy("conflicts with"),
     },
 }
 
@@ -138,12 +141,15 @@ def memory_tier(request, memory_id):
         except DomainError as exc:
             error = exc.message
         else:
-            notice = f"Moved from {previous} to {memory.tier}" + (
-                " and pinned." if memory.tier_pinned else "."
-            )
+            moved = {"old": tier_name(previous), "new": tier_name(memory.tier)}
+            notice = (
+                _("Moved from %(old)s to %(new)s and pinned.")
+                if memory.tier_pinned
+                else _("Moved from %(old)s to %(new)s.")
+            ) % moved
             form = None
     else:
-        error = "Choose a tier from the list."
+        error = _("Choose a tier from the list.")
     if request.htmx:
         context = _tier_context(request.user, memory, form, error=error, notice=notice)
         # The panel in place, and the tier badge at the top of the page out of band.

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
+from django.utils.translation import gettext as _
 
 from memories.models import Client, Memory, Tenant
 from memories.permissions.objects import (
@@ -44,7 +45,7 @@ def memory_for_undo(user, tenant: Tenant | None, memory_id) -> Memory:
     they may see it but not undo (advisors, and read-only roles)."""
     memory = memory_for_read(user, tenant, memory_id)
     if not can_undo_change(user, memory):
-        raise PermissionDenied("Only a supervisor may undo a correction or a forget.")
+        raise PermissionDenied(_("Only a supervisor may undo a correction or a forget."))
     return memory
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404
+from django.utils.translation import gettext as _
 
 from memories.db import bound_cursor
 from memories.models import (
@@ -293,7 +294,7 @@ def client_for_erasure(user, tenant: Tenant, external_ref: str) -> Client:
     see it but not erase it (advisors, and the client's own login)."""
     client = client_for_read(user, tenant, external_ref)
     if not can_erase_client(user, client):
-        raise PermissionDenied("Only a supervisor may erase a client.")
+        raise PermissionDenied(_("Only a supervisor may erase a client."))
     return client
 
 
@@ -301,7 +302,7 @@ def client_for_export(user, tenant: Tenant, external_ref: str) -> Client:
     """The client if ``user`` may export all of it; 404 if not visible, 403 if visible."""
     client = client_for_read(user, tenant, external_ref)
     if not can_export_client(user, client):
-        raise PermissionDenied("Only a supervisor may export a client's data.")
+        raise PermissionDenied(_("Only a supervisor may export a client's data."))
     return client
 
 
@@ -352,7 +353,7 @@ def memory_for_tier_override(user, tenant: Tenant | None, memory_id) -> Memory:
     """The memory if ``user`` may pin its tier; 404 if not visible, 403 if visible only."""
     memory = memory_for_read(user, tenant, memory_id)
     if not can_override_tier(user, memory):
-        raise PermissionDenied("Only a supervisor may override a memory's tier.")
+        raise PermissionDenied(_("Only a supervisor may override a memory's tier."))
     return memory
 
 

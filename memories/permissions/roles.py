@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TypeAlias
 from uuid import UUID
 
+from django.utils.translation import gettext_lazy as _
+
 from memories.models import (
     Membership,
     Role,
@@ -70,9 +72,9 @@ ROLE_PERMISSIONS: dict[str, frozenset[str]] = {
 
 WRITER_ROLES = frozenset({Role.ADMIN, Role.SUPERVISOR, Role.ADVISOR})
 READ_ONLY_ROLES = frozenset({Role.CLIENT, Role.PROSPECT, Role.NEXTGEN_HEIR})
-READ_ONLY_MESSAGE = "This role has read-only access to memory."
-REVIEWS_MESSAGE = "The review queue is for supervisors and admins."
-ASSIGN_MESSAGE = "Only a supervisor may choose who advises a client."
+READ_ONLY_MESSAGE = _("This role has read-only access to memory.")
+REVIEWS_MESSAGE = _("The review queue is for supervisors and admins.")
+ASSIGN_MESSAGE = _("Only a supervisor may choose who advises a client.")
 
 
 # --- Roles ----------------------------------------------------------------------------

@@ -17,6 +17,8 @@ from datetime import datetime
 
 from django.db.models import CharField, Q, QuerySet
 from django.db.models.functions import Cast
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from memories import permissions
 from memories.models import (
@@ -27,6 +29,7 @@ from memories.models import (
     Relation,
     RelationType,
     Status,
+    Tier,
 )
 from memories.services.write.corrections import FORGET, UNDO, UNDOABLE, restored_by
 
@@ -34,45 +37,45 @@ MEMORY_ENTRIES_SHOWN = 200
 
 # What an action did, in words; an action not listed shows as it is stored.
 ACTION_LABELS = {
-    "memory.added": "recorded it",
-    "memory.deduplicated": "heard it again",
-    "memory.updated": "recorded a newer statement that supersedes another",
-    "memory.extended": "recorded detail that extends another",
-    "memory.conflict": "recorded a statement that contradicts another",
-    "memory.correct": "corrected a memory",
-    "memory.forget": "forgot it",
-    "memory.invalidate": "took it out of the answers in review",
-    "memory.undo": "undid a change",
-    "memory.feedback": "gave feedback",
-    "memory.set_tier": "moved it to another tier",
-    "memory.expired": "let it expire",
-    "memory.merge": "merged a duplicate",
-    "memory.consolidate": "consolidated episodes into it",
-    "memory.summarize": "summarised a session",
-    "review.open": "opened a review",
-    "review.decide": "decided a review",
-    "review.obsolete": "closed a review that no longer applied",
-    "promotion.approve": "approved a promotion",
-    "promotion.reject": "rejected a promotion",
-    "client.assign_advisor": "assigned an advisor",
-    "client.unassign_advisor": "unassigned an advisor",
-    "client.assign_group": "gave a group the client",
-    "client.unassign_group": "took the client from a group",
-    "client.create": "created the client",
-    "client.update": "changed the client's name or language",
-    "client.imported": "imported the client",
+    "memory.added": _("recorded it"),
+    "memory.deduplicated": _("heard it again"),
+    "memory.updated": _("recorded a newer statement that supersedes another"),
+    "memory.extended": _("recorded detail that extends another"),
+    "memory.conflict": _("recorded a statement that contradicts another"),
+    "memory.correct": _("corrected a memory"),
+    "memory.forget": _("forgot it"),
+    "memory.invalidate": _("took it out of the answers in review"),
+    "memory.undo": _("undid a change"),
+    "memory.feedback": _("gave feedback"),
+    "memory.set_tier": _("moved it to another tier"),
+    "memory.expired": _("let it expire"),
+    "memory.merge": _("merged a duplicate"),
+    "memory.consolidate": _("consolidated episodes into it"),
+    "memory.summarize": _("summarised a session"),
+    "review.open": _("opened a review"),
+    "review.decide": _("decided a review"),
+    "review.obsolete": _("closed a review that no longer applied"),
+    "promotion.approve": _("approved a promotion"),
+    "promotion.reject": _("rejected a promotion"),
+    "client.assign_advisor": _("assigned an advisor"),
+    "client.unassign_advisor": _("unassigned an advisor"),
+    "client.assign_group": _("gave a group the client"),
+    "client.unassign_group": _("took the client from a group"),
+    "client.create": _("created the client"),
+    "client.update": _("changed the client's name or language"),
+    "client.imported": _("imported the client"),
 }
 # The memory ids an entry's data names, and how each reads.
 LINK_LABELS = {
-    "corrects": "corrects",
-    "related": "related to",
-    "memory": "memory",
-    "other": "other memory",
-    "kept": "kept instead",
-    "invalidated": "invalidated",
-    "restored": "restored",
-    "deleted": "deleted",
-    "replaces": "takes the place of",
+    "corrects": _("corrects"),
+    "related": _("related to"),
+    "memory": _("memory"),
+    "other": _("other memory"),
+    "kept": _("kept instead"),
+    "invalidated": _("invalidated"),
+    "restored": _("restored"),
+    "deleted": _("deleted"),
+    "replaces": _("takes the place of"),
 }
 # The review items an entry's data names.
 REVIEW_KEYS = ("review_item",)
@@ -90,6 +93,26 @@ class ReviewLink:
     entry_id: int
     at: datetime
     decided: bool
+
+
+# A review's decision as the audit trail names it (curation's ReviewItem.Decision: memories
+# does not import curation).
+DECISIONS = {
+    "keep_old": _("keep old"),
+    "accept_new": _("accept new"),
+    "keep_both": _("keep both"),
+    "merge": _("merge"),
+    "approve": _("approve"),
+    "reject": _("reject"),
+}
+
+
+# A client's fields as the trail names them (client.create, client.update).
+FIELDS = {"display_name": _("name"), "language": _("language")}
+
+
+def _tier(value) -> str:
+    return str(Tier(value).label.split(" (")[0]).lower() if value in Tier.values else str(value)
 
 
 @dataclass
@@ -235,14 +258,14 @@ def audit_rows(user, tenant_id, entries) -> list[AuditRow]:
         if subject is None and entry.object_type == "review_item":
             subject = by_id.get(str(data.get("memory")))
         links = [
-            (LINK_LABELS[k], by_id[str(v)])
+            (str(LINK_LABELS[k]), by_id[str(v)])
             for k, v in data.items()
             if k in LINK_LABELS and str(v) in by_id and by_id[str(v)] != subject
         ]
         rows.append(
             AuditRow(
                 entry=entry,
-                label=ACTION_LABELS.get(entry.action, entry.action),
+                label=str(ACTION_LABELS.get(entry.action, entry.action)),
                 subject=subject,
                 links=links,
                 details=_details(entry.action, data),
@@ -295,18 +318,28 @@ def _reason_parts(reason: str, memories: dict, reviews: dict) -> list[tuple[str,
 def _details(action: str, data: dict) -> list[tuple[str, str]]:
     if action == "memory.set_tier":
         moved = data.get("from") != data.get("to")  # else: pinned where it was
-        tier = f"{data.get('from')} → {data.get('to')}" if moved else str(data.get("to"))
-        return [("tier", tier)] + ([("pinned", "yes")] if data.get("pinned") else [])
+        old, new = _tier(data.get("from")), _tier(data.get("to"))
+        tier = f"{old} → {new}" if moved else new
+        pinned = [(gettext("pinned"), gettext("yes"))] if data.get("pinned") else []
+        return [(gettext("tier"), tier), *pinned]
     if action == "review.decide":
-        return [("decision", str(data.get("decision", "")).replace("_", " "))]
+        decision = str(data.get("decision", ""))
+        return [(gettext("decision"), str(DECISIONS.get(decision, decision.replace("_", " "))))]
     if action in ("client.assign_advisor", "client.unassign_advisor"):
-        return [("advisor", str(data.get("advisor", "")))]
+        return [(gettext("advisor"), str(data.get("advisor", "")))]
     if action in ("client.assign_group", "client.unassign_group"):
-        return [("group", str(data.get("group", "")))]
+        return [(gettext("group"), str(data.get("group", "")))]
     if action in ("client.create", "client.update"):
-        return [("fields", ", ".join(data.get("fields") or []))]
+        fields = [str(FIELDS.get(f, f)) for f in data.get("fields") or []]
+        return [(gettext("fields"), ", ".join(fields))]
     if action == "memory.feedback":
-        return [("useful", "yes" if data.get("useful") else "no")]
+        return [(gettext("useful"), gettext("yes") if data.get("useful") else gettext("no"))]
     if action in ("memory.forget", "memory.correct") and isinstance(data.get("before"), dict):
-        return [("was", str(data["before"].get("status", "")))]
+        status = str(data["before"].get("status", ""))
+        return [
+            (
+                gettext("was"),
+                str(Status(status).label).lower() if status in Status.values else status,
+            )
+        ]
     return []

@@ -81,7 +81,7 @@ class Lineage:
     def types(self) -> list[tuple[str, str]]:
         """The relation types drawn, for the legend."""
         seen = dict.fromkeys(e.type for e in self.edges)
-        return [(t, RelationType(t).label) for t in GRAPH_TYPES if t in seen]
+        return [(t, str(RelationType(t).label)) for t in GRAPH_TYPES if t in seen]
 
 
 def lineage_of(memory: Memory, *, visible: QuerySet[Memory], limit: int = MAX_NODES) -> Lineage:
@@ -122,7 +122,7 @@ def layout(current: Memory, memories: list[Memory], relations: list[Relation], *
     edges = [
         Edge(
             type=r.type,
-            label=RelationType(r.type).label,
+            label=str(RelationType(r.type).label),
             source=nodes[r.source_id],
             target=nodes[r.target_id],
         )

@@ -103,25 +103,16 @@ def linked_for(user, memory: Memory, *, relations: bool = True, versions: bool =
 
 @dataclass(frozen=True)
 class StatusChange:
-    """Why a memory left the answers, as its page says it: ``before`` + the memory that
-    took its place or was kept instead (``other``, when the user may see it) + ``after``,
-    then who, when and why."""
+    """Why a memory left the answers, as its page says it: what happened (``what``, one of
+    ``memories.templatetags.words.CHANGES``), naming the memory that took its place or was
+    kept instead (``other``, when the user may see it; else "another memory"), then who,
+    when and why."""
 
-    before: str
+    what: str
     other: Memory | None
-    after: str
     actor: str = ""
     at: datetime | None = None
     reason: str = ""
-    refers: bool = True  # the sentence names another memory (hidden ones as "another")
-
-
-# A review decision, from the memory it took out of the answers.
-_DECIDED = {
-    "accept_new": ("in review, ", " was accepted in its place"),
-    "keep_old": ("in review, ", " was kept instead"),
-    "merge": ("in review, it was merged into ", ""),
-}
 
 
 def status_change(user, memory: Memory, linked: Linked) -> StatusChange | None:
@@ -134,52 +125,33 @@ def status_change(user, memory: Memory, linked: Linked) -> StatusChange | None:
     entry = _latest_change(memory, linked)
     if entry is not None:
         seen = {str(r["memory"].pk): r["memory"] for r in linked.relations}
-        if entry.action == "memory.forget":
+        what = {
+            "memory.forget": "forgotten",
+            "memory.correct": "corrected",
+            "memory.undo": "undone",
+        }
+        if entry.action in what:
+            # A correction (the entry's memory) replaced it, or it was a correction and was
+            # taken back: the entry's memory is the other; a forget names none.
+            other = None if entry.action == "memory.forget" else seen.get(entry.object_id)
             return StatusChange(
-                "forgotten on request",
-                None,
-                "",
-                refers=False,
-                actor=entry.actor_label,
-                at=entry.at,
-                reason=entry.reason,
+                what[entry.action], other, entry.actor_label, entry.at, entry.reason
             )
-        if entry.action == "memory.correct":  # a correction (the entry's memory) replaced it
-            return StatusChange(
-                "corrected: ",
-                seen.get(entry.object_id),
-                " replaced it",
-                actor=entry.actor_label,
-                at=entry.at,
-                reason=entry.reason,
-            )
-        if entry.action == "memory.undo":  # it was a correction, and it was taken back
-            return StatusChange(
-                "the correction of ",
-                seen.get(entry.object_id),
-                " was undone",
-                actor=entry.actor_label,
-                at=entry.at,
-                reason=entry.reason,
-            )
-        before, after = _DECIDED.get(entry.data.get("decision"), ("in review, against ", ""))
+        decision = entry.data.get("decision")
         kept = entry.data.get("kept")
         other = (
             permissions.memories_visible_to(user, memory.tenant_id).filter(pk=kept).first()
             if kept
             else None
         )
-        return StatusChange(
-            before, other, after, actor=entry.actor_label, at=entry.at, reason=entry.reason
-        )
+        decided = decision if decision in ("accept_new", "keep_old", "merge") else "against"
+        return StatusChange(decided, other, entry.actor_label, entry.at, entry.reason)
     for relation in linked.relations:
         kind, direction, other = relation["type"], relation["direction"], relation["memory"]
         if kind == RelationType.UPDATES and direction == "in":
-            return StatusChange(
-                "", other, ", a newer statement, updates it", at=memory.invalidated_at
-            )
+            return StatusChange("updated", other, at=memory.invalidated_at)
         if kind == RelationType.MERGED_INTO and direction == "out":
-            return StatusChange("merged into ", other, "", at=memory.invalidated_at)
+            return StatusChange("merged", other, at=memory.invalidated_at)
     return None
 
 

@@ -55,7 +55,7 @@ def when_told(memory: Memory, now: datetime | None = None) -> When:
     if day is None:
         return When(said, None, "", "")
     precision = memory.occurred_precision or Precision.DAY
-    last = _last_day(day, precision)
+    last = last_day(day, precision)
     if memory.expires_at is not None or day > said:
         # A plan or a deadline (its day was ahead when it was said).
         if memory.expires_at is not None and memory.expires_at <= now:
@@ -66,7 +66,7 @@ def when_told(memory: Memory, now: datetime | None = None) -> When:
     return When(said, day, precision, HAPPENED)
 
 
-def _last_day(day: date, precision: str) -> date:
+def last_day(day: date, precision: str) -> date:
     if precision == Precision.WEEK:
         return day + timedelta(days=6)
     if precision == Precision.MONTH:

@@ -8,7 +8,7 @@ from rest_framework.response import Response
 
 from memories import permissions
 from memories.api import docs
-from memories.api.base import BaseApiView, tenant_of
+from memories.api.base import BaseApiView, explain_asked, tenant_of
 from memories.api.inputs import ContextInSerializer
 from memories.api.outputs import datetime_out, hit_data
 from memories.api.shapes import ClientProfileOutSerializer, ContextOutSerializer
@@ -46,9 +46,15 @@ class ContextApi(BaseApiView):
 
     @extend_schema(
         request=ContextInSerializer,
+        parameters=[docs.EXPLAIN_PARAMETER],
         examples=[docs.CONTEXT_REQUEST],
         responses={
-            **docs.ok(ContextOutSerializer, "ready for the prompt", docs.CONTEXT_RESULT),
+            **docs.ok(
+                ContextOutSerializer,
+                "ready for the prompt",
+                docs.CONTEXT_RESULT,
+                more={"ready for the prompt, explained": docs.CONTEXT_EXPLAINED},
+            ),
             **docs.BODY_ERRORS,
         },
         summary="Profile, core and relevant memories, and prompt-ready text",
@@ -58,6 +64,7 @@ class ContextApi(BaseApiView):
         serializer = ContextInSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
+        explain = explain_asked(request, data)
         client = permissions.client_for_read(request.user, tenant_of(request), data["client"])
         context = context_build(
             user=request.user,
@@ -68,18 +75,23 @@ class ContextApi(BaseApiView):
             with_evidence=True,
         )
         disputed_by = context["disputed_by"]
-        return Response(
-            {
-                "profile": _profile_data(context["profile"], disputed_by),
-                "core": [_core_data(m, disputed_by) for m in context["core"]],
-                "memories": [
-                    {**hit_data(h), "disputed_by": disputed_by.get(str(h.memory.pk), [])}
-                    for h in context["hits"]
-                ],
-                "coming_up": [_coming_up_data(m, disputed_by) for m in context["coming_up"]],
-                "text": context["text"],
-            }
-        )
+        answer = {
+            "core": [_core_data(m, disputed_by) for m in context["core"]],
+            "memories": [
+                {
+                    **hit_data(h, explain=explain),
+                    "disputed_by": disputed_by.get(str(h.memory.pk), []),
+                }
+                for h in context["hits"]
+            ],
+            "coming_up": [_coming_up_data(m, disputed_by) for m in context["coming_up"]],
+            "text": context["text"],
+        }
+        if explain:
+            # The profile's entries are in ``text``, as the agent reads them; as data they
+            # are the profile call's (GET /api/v1/clients/{ref}/profile/), or asked here.
+            answer = {"profile": _profile_data(context["profile"], disputed_by), **answer}
+        return Response(answer)
 
 
 class ClientProfileApi(BaseApiView):

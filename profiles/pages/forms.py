@@ -15,13 +15,13 @@ class ContextPreviewForm(forms.Form):
     the same limits as the API's."""
 
     message = forms.CharField(
-        label="Message to the agent",
+        label=_("Message to the agent"),
         max_length=8000,
         strip=True,
         widget=forms.Textarea(attrs={"rows": 2}),
     )
     budget_chars = forms.IntegerField(
-        label="Budget (characters)", min_value=200, max_value=50_000, initial=PREVIEW_BUDGET
+        label=_("Budget (characters)"), min_value=200, max_value=50_000, initial=PREVIEW_BUDGET
     )
 
 

@@ -14,6 +14,7 @@ from django.core.exceptions import PermissionDenied
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404, JsonResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from curation.selectors import open_conflicts
@@ -78,7 +79,7 @@ def client_export_page(request, client_id):
     as a file to download: supervisors and admins."""
     client = permissions.client_by_id_for_read(request.user, client_id)
     if not permissions.can_export_client(request.user, client):
-        raise PermissionDenied("Only a supervisor may export a client's data.")
+        raise PermissionDenied(_("Only a supervisor may export a client's data."))
     response = JsonResponse(client_export(client=client), encoder=DjangoJSONEncoder)
     filename = f"{client.external_ref}-export.json".replace('"', "")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'

@@ -18,10 +18,10 @@ from django.db.models import Count, F, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_POST
 from django_htmx.http import push_url
 
@@ -50,10 +50,10 @@ CLIENT_SORTS = {
     "unassigned": ("advised", *_BY_NAME),
 }
 CLIENT_SORT_LABELS = {
-    "name": "Name",
-    "memories": "Most memories",
-    "conflicts": "Open conflicts first",
-    "heard": "Last heard",
+    "name": gettext_lazy("Name"),
+    "memories": gettext_lazy("Most memories"),
+    "conflicts": gettext_lazy("Open conflicts first"),
+    "heard": gettext_lazy("Last heard"),
     "unassigned": gettext_lazy("No advisor first"),
 }
 # Sorts for those who choose who advises a client.
@@ -72,7 +72,7 @@ def client_list(request):
     if not tenants:
         if permissions.own_client(user) is not None:
             return redirect("profiles:mine")
-        raise PermissionDenied("Your role has no clients to browse.")
+        raise PermissionDenied(_("Your role has no clients to browse."))
     # No reference or name holds a NUL (PostgreSQL text cannot): it only breaks the query.
     query = request.GET.get("q", "").replace("\x00", "").strip()[:200]
     visible = Q()
@@ -269,17 +269,23 @@ def client_erase_page(request, client_id):
     asks for the client's reference typed again: a slip of the mouse erases nothing."""
     client = permissions.client_by_id_for_read(request.user, client_id)
     if not permissions.can_erase_client(request.user, client):
-        raise PermissionDenied("Only a supervisor may erase a client.")
+        raise PermissionDenied(_("Only a supervisor may erase a client."))
     if request.POST.get("confirm", "").strip() != client.external_ref:
-        messages.error(request, "Nothing was erased: type the client's reference to confirm.")
+        messages.error(request, _("Nothing was erased: type the client's reference to confirm."))
         return redirect(reverse("profiles:client", args=[client.pk]))
     ref = client.external_ref
     counts = client_erase(client=client, actor=request.user, actor_label=request.user.username)
     events, memories = counts.get("event", 0), counts.get("memory", 0)
     messages.success(
         request,
-        f"Erased {ref}: {events} event{pluralize(events)} and {memories} "
-        f"memor{pluralize(memories, 'y,ies')} are gone; an audit tombstone without content "
-        "remains.",
+        _(
+            "Erased %(ref)s: %(events)s and %(memories)s are gone; an audit tombstone without "
+            "content remains."
+        )
+        % {
+            "ref": ref,
+            "events": ngettext("%(n)d event", "%(n)d events", events) % {"n": events},
+            "memories": ngettext("%(n)d memory", "%(n)d memories", memories) % {"n": memories},
+        },
     )
     return redirect(reverse("profiles:clients"))

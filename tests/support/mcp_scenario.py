@@ -67,9 +67,13 @@ def tools_as_listed() -> list[tuple]:
 
 def check_every_tool(seen: Seen, *, api_client, key: str, foreign_memory_id: str) -> None:
     """What ``every_tool`` saw is what the REST API answers (run after it, in the test)."""
+    from django.utils import timezone
+
+    from mcp_server.answers import OUTPUT_SCHEMAS
     from memories.models import Memory
 
     assert [(t.name, t.description, t.input_schema) for t in seen.tools] == tools_as_listed()
+    assert {t.name: t.output_schema for t in seen.tools if t.output_schema} == OUTPUT_SCHEMAS
     calls = seen.calls
     assert [name for name, result in calls.items() if result.is_error] == [
         "denied",
@@ -85,7 +89,12 @@ def check_every_tool(seen: Seen, *, api_client, key: str, foreign_memory_id: str
     memory = Memory.objects.get(pk=memory_id)
     assert calls["give_feedback"].structured_content["confidence"] == memory.confidence
     assert calls["forget"].structured_content["status"] == memory.status == "deleted"
-    # The text a model reads is the JSON of the structured content.
+    # A model reads a search as lines, a memory's id in each; the other tools' answers as
+    # the JSON of the structured content.
+    said = timezone.localdate(memory.observed_at).isoformat()
+    line = f"- [{memory_id}] (semantic · preference; said {said}) {CONTENT}"
+    assert calls["recall"].content[0].text == line
+    assert calls["get_context"].content[0].text.endswith(f"by id:\n{line}")
     assert calls["get_memory"].content[0].text.startswith('{"id": "' + memory_id)
 
     auth = {"HTTP_AUTHORIZATION": f"Bearer {key}"}

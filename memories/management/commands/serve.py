@@ -6,6 +6,8 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 from django.conf import settings
@@ -95,6 +97,8 @@ class Command(BaseCommand):
             )
         self._banner(opts, plan)
         web, failed = None, 0
+        stopped = threading.Event()
+        self._announce_when_listening(host.strip("[]"), int(port), opts["addrport"], stopped)
         try:
             if opts["dev"]:
                 call_command(DevServer(), opts["addrport"])
@@ -109,6 +113,7 @@ class Command(BaseCommand):
         except KeyboardInterrupt:
             pass
         finally:
+            stopped.set()
             # The web server first (it finishes the requests in flight), then the worker
             # (it finishes its task).
             for process in (web, worker):
@@ -144,7 +149,7 @@ class Command(BaseCommand):
             "\n".join(
                 [
                     "",
-                    f"memoryhub is running at {url}  (database: {database})",
+                    f"memoryhub is starting at {url}  (database: {database})",
                     f"  server:  {server}",
                     f"  health:  {url}api/v1/health/",
                     f"  admin:   {url}admin/",
@@ -163,6 +168,22 @@ class Command(BaseCommand):
             )
         )
         self.stdout.flush()
+
+    def _announce_when_listening(
+        self, host: str, port: int, addrport: str, stopped: threading.Event
+    ) -> None:
+        """Say "ready" once the web server accepts connections on the port, not before:
+        a script (or a person) that waits for the line can call the API at once."""
+
+        def wait() -> None:
+            while not stopped.is_set():
+                if listening(host, port):
+                    self.stdout.write(f"memoryhub is ready at http://{addrport}/")
+                    self.stdout.flush()
+                    return
+                time.sleep(0.2)
+
+        threading.Thread(target=wait, name="ready-line", daemon=True).start()
 
 
 def _python() -> str:
@@ -188,6 +209,19 @@ def _check_free(host: str, port: int) -> None:
                 f"(make run PORT={port + 1}, or manage.py serve {host}:{port + 1})"
             ) from None
         raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+# An address a server listens on for every interface is reached on the loopback.
+_LOOPBACK = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}  # noqa: S104
+
+
+def listening(host: str, port: int) -> bool:
+    """Whether something accepts connections on ``host:port`` now."""
+    try:
+        with socket.create_connection((_LOOPBACK.get(host, host), port), timeout=1):
+            return True
+    except OSError:
+        return False
 
 
 def _family(host: str) -> socket.AddressFamily:

@@ -197,7 +197,11 @@ MEMORY_OPTIONAL: dict[str, tuple[Callable, Any]] = {
 CLIENT_OPTIONAL: dict[str, tuple[Callable, Any]] = {"names": (TAGS, [])}
 # Whether an entry came with an earlier import: it is marked so again.
 AUDIT_OPTIONAL: dict[str, tuple[Callable, Any]] = {IMPORTED: (BOOL, False)}
-OPTIONAL = {"memories": MEMORY_OPTIONAL, "audit": AUDIT_OPTIONAL}
+# Items (a framework store's keys): documents exported before them have none.
+EVENT_OPTIONAL: dict[str, tuple[Callable, Any]] = {
+    "item_key": (_text(300), ""),
+}
+OPTIONAL = {"events": EVENT_OPTIONAL, "memories": MEMORY_OPTIONAL, "audit": AUDIT_OPTIONAL}
 RELATION = {"source": _uuid(), "target": _uuid(), "type": _choice(RelationType)}
 RELATION |= {"confidence": UNIT, "created_at": _time()}
 PROFILE = {"static": LIST, "dynamic": LIST, "refreshed_at": _time()}
@@ -208,6 +212,8 @@ AUDIT = {"action": _text(64), "object_type": _text(64), "object_id": _text(64)}
 AUDIT |= {"actor": S200, "at": _time()}
 LISTS = {"sessions": SESSION, "events": EVENT, "memories": MEMORY, "relations": RELATION}
 LISTS |= {"review_items": REVIEW, "audit": AUDIT}
+# Deleted items (memories.services.write.items); documents exported before them have none.
+ITEM_DELETION = {"key": _text(300), "deleted_at": _time()}
 
 
 def _schema_of(spec: dict, optional: dict | None = None, **extra) -> dict:
@@ -240,6 +246,7 @@ def document_schema() -> dict:
             },
             "client": _schema_of(CLIENT, CLIENT_OPTIONAL),
             **lists,
+            "item_deletions": {"type": "array", "items": _schema_of(ITEM_DELETION)},
             "profile": _schema_of(PROFILE) | {"nullable": True},
         },
     }
@@ -287,6 +294,14 @@ def document_parse(data) -> dict:
         doc[name] = [
             _object(v, spec, f"{name}[{i}]", errors, OPTIONAL.get(name))
             for i, v in enumerate(items)
+        ]
+    deletions = data.get("item_deletions", [])
+    if not isinstance(deletions, list):
+        errors["item_deletions"] = ["must be a list"]
+    else:
+        doc["item_deletions"] = [
+            _object(v, ITEM_DELETION, f"item_deletions[{i}]", errors)
+            for i, v in enumerate(deletions)
         ]
     for i, memory in enumerate(doc.get("memories", [])):
         memory["evidence"] = [

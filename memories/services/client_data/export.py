@@ -81,6 +81,7 @@ def client_export(*, client: Client) -> dict:
                 "agent": e.origin_agent,
                 "entities": e.entities,
                 "metadata": e.metadata,
+                "item_key": e.item_key,
             }
             for e in events
         ],
@@ -166,6 +167,10 @@ def client_export(*, client: Client) -> dict:
                 IMPORTED: bool(a.data.get(IMPORTED)),
             }
             for a in audit.order_by("at", "pk")
+        ],
+        "item_deletions": [
+            {"key": d.key, "deleted_at": _at(d.deleted_at)}
+            for d in client.item_deletions.order_by("deleted_at", "pk")
         ],
     }
     # Vouches for the ids to this tenant only: an import anywhere else gets fresh ones.

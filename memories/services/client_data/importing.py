@@ -24,6 +24,7 @@ from memories.models import (
     Client,
     Event,
     Evidence,
+    ItemDeletion,
     Memory,
     Relation,
     Session,
@@ -172,6 +173,10 @@ def _import(tenant: Tenant, doc: dict, *, ours: bool) -> Client:
         )
         for a in doc["audit"]
     )
+    ItemDeletion.objects.bulk_create(
+        ItemDeletion(client=client, key=d["key"], deleted_at=d["deleted_at"])
+        for d in doc["item_deletions"]
+    )
     return client
 
 
@@ -198,6 +203,7 @@ def _event(tenant, client, sessions, e) -> Event:
         run_id=session.run_id if session else "",
         entities=e["entities"],
         metadata=e["metadata"],
+        item_key=e["item_key"],
     )
 
 

@@ -11,7 +11,7 @@ Rules
   ("user", "client", "customer"): from the client, "she" is somebody else.
 - Sentences split on . ! ? … ; and line breaks, not after abbreviations, initials or inside
   decimals; clauses split on commas, colons and and/but/so/e/ma/y/pero… only when both sides
-  match a cue on their own. A question yields nothing but the non-final, non-interrogative
+  match a cue on their own or name a plan's day (``joints``). A question yields nothing but the non-final, non-interrogative
   clauses before it ("I moved to Zurich last month, can you update my address?"), and itself
   when it states a preference ("how can I use my preference for digital tools…?"). A run-on of
   over 600 characters is skipped. A fenced listing (```…```, to the end of the event when
@@ -59,30 +59,27 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
-from itertools import islice
+from datetime import datetime, timedelta
 
 from memories.services.extraction import patterns as cues
 from memories.services.extraction import vocabulary, weights
 from memories.services.extraction.clauses import (
     CONTACT,
     REACTIONS,
-    STOPWORDS,
     Match,
     attribute_of,
     children_count,
     classify,
     service_attribute,
     strip_clause,
-    told_in_question,
 )
+from memories.services.extraction.joints import clauses_of, substantive
 from memories.services.extraction.normalise import (
     detect_language,
     match_form,
     split_listings,
     split_sentences,
     spot_entities,
-    words,
 )
 from memories.services.extraction.time_expressions import (
     Happened,
@@ -118,7 +115,6 @@ def speaker_role(speaker: str) -> str:
 
 
 MAX_SENTENCE = 600
-MAX_JOINTS = 12  # clause joints tried per sentence: bounds the cost of run-on lists
 OPERATIONAL_TTL = timedelta(hours=24)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -144,59 +140,6 @@ class Candidate:
     topic_probability: float = 0.0
     topics: tuple[tuple[str, float], ...] = ()  # every topic it may be about, most likely first
     about: str = ""
-
-
-def _is_statement(text: str, language: str) -> bool:
-    folded = match_form(strip_clause(text))
-    match = classify(folded, language)
-    if match is not None:
-        return match.category != "request"
-    # A plan or a deadline stands on its own ("the forms must be back in a fortnight, and
-    # I'd rather you checked them"): split off, it keeps its day. A day alone ("maybe next
-    # year") or told in a past tense is no plan.
-    return (
-        _content_words(folded) >= _PLAN_WORDS
-        and not looks_back(folded)
-        and resolve_time(folded, _ANY_DAY).target is not None
-    )
-
-
-# Whether a clause names a day ahead does not depend on when it is said.
-_ANY_DAY = datetime(2000, 1, 1, tzinfo=UTC)
-
-
-def _clauses(sentence: str, language: str, own: bool = True) -> list[tuple[str, bool]]:
-    """(clause, lifted out of a question) pairs of one sentence. A joint splits where what
-    comes before it is a statement and so is what comes after, up to the next joint: "by
-    June 25, 2024, and I prefer…" and "using Node.js and Socket.io, and I want…" are not
-    split before "2024" or "Socket.io", whose part says nothing alone, but at the "and" that
-    follows."""
-    if "?" in sentence or "¿" in sentence:
-        return [(part, True) for part in told_in_question(sentence, language, own=own)]
-    folded = match_form(sentence)
-    if any(p.search(folded) for patterns in cues.PROCEDURES.values() for p in patterns):
-        return [(sentence, False)]  # "first…, then…" is one procedure
-    for joint in islice(cues.CONJUNCTION.finditer(sentence), MAX_JOINTS):
-        left, right = sentence[: joint.start()], sentence[joint.end() :]
-        if not (_is_statement(left, language) and _is_statement(right, language)):
-            continue
-        after = cues.CONJUNCTION.search(right)
-        if after is None or _is_statement(right[: after.start()], language):
-            return [(left, False), *_clauses(right, language, own)]
-    return [(sentence, False)]
-
-
-def _content_words(folded: str) -> int:
-    return sum(1 for w in words(folded) if w not in STOPWORDS and len(w) > 1)
-
-
-def _substantive(folded: str) -> bool:
-    """At least two content words: 'Tomorrow works' or 'Thanks so much' say nothing."""
-    return _content_words(folded) >= 2
-
-
-# Content words a clause with a day needs to be a plan of its own: what, besides when.
-_PLAN_WORDS = 4
 
 
 # --- Extraction -----------------------------------------------------------------------------
@@ -252,7 +195,7 @@ def _read(
     if len(sentence) > MAX_SENTENCE:
         return ()
     found: list[Candidate] = []
-    for clause, from_question in _clauses(sentence, language, own):
+    for clause, from_question in clauses_of(sentence, language, own):
         candidate = _candidate(strip_clause(clause), language, who, source, observed_at)
         if candidate and (key := content_hash(candidate.content)) not in seen:
             seen.add(key)
@@ -307,7 +250,7 @@ def _candidate(
             match = Match(None, "fact", folded)  # "No tengo hijos."
     operational = source in ("tool", "observation")
     if match is None or operational:
-        if not _substantive(folded):
+        if not substantive(folded):
             return None
         if operational:
             later = time.target is not None and time.target > observed_at.date()

@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from guardian.shortcuts import assign_perm, get_user_perms, remove_perm
 
-from memories.models import Client, Membership, Role, Tenant
+from memories.models import Client, Membership, Role, Tenant, UserSettings
 from memories.services.tenancy.audit import audit
 
 ADVISE_CLIENT = "memories.advise_client"
@@ -93,3 +93,12 @@ def client_advisors(client: Client):
         clientuserobjectpermission__content_object=client,
         clientuserobjectpermission__permission__codename="advise_client",
     )
+
+
+def user_language_set(*, user, language: str) -> UserSettings:
+    """The language ``user`` reads the pages in; "" lets the browser, their client or
+    their tenant decide (``memories.pages.language``)."""
+    settings_row, _ = UserSettings.objects.update_or_create(
+        user=user, defaults={"language": language}
+    )
+    return settings_row

@@ -18,6 +18,7 @@ from uuid import UUID
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from memories.errors import Conflict, DomainError
 from memories.models import (
@@ -74,7 +75,10 @@ def _required(value: str, field: str, message: str, limit: int) -> str:
     if not text:
         raise DomainError(message, fields={field: [message]})
     if len(text) > limit:
-        too_long = f"At most {limit} characters (this is {len(text)})."
+        too_long = gettext("At most %(limit)d characters (this is %(length)d).") % {
+            "limit": limit,
+            "length": len(text),
+        }
         raise DomainError(f"{field}: {too_long}", fields={field: [too_long]})
     return text
 
@@ -110,19 +114,32 @@ def memory_correct(
 
 
 def _corrected(memory: Memory, content: str, reason: str, actor, actor_label: str) -> Memory:
-    text = _required(content, "content", "Write the statement as it should be.", MAX_CONTENT)
-    why = _required(reason, "reason", "Say why: the reason goes in the audit trail.", MAX_REASON)
+    text = _required(
+        content, "content", gettext("Write the statement as it should be."), MAX_CONTENT
+    )
+    why = _required(
+        reason, "reason", gettext("Say why: the reason goes in the audit trail."), MAX_REASON
+    )
     old = Memory.objects.select_for_update().select_related("client__tenant").get(pk=memory.pk)
     client, now = old.client, timezone.now()
     if not old.is_current(now):
-        raise ChangedMeanwhile(
-            f"This memory is {old.get_status_display().lower()}"
-            f"{' and expired' if old.status in LIVE_STATUSES else ''}: only what memory "
-            "holds now can be corrected. Reload the page to see its current state."
+        message = (
+            gettext(
+                "This memory is %(status)s and expired: only what memory holds now can be "
+                "corrected. Reload the page to see its current state."
+            )
+            if old.status in LIVE_STATUSES
+            else gettext(
+                "This memory is %(status)s: only what memory holds now can be corrected. "
+                "Reload the page to see its current state."
+            )
         )
+        raise ChangedMeanwhile(message % {"status": old.get_status_display().lower()})
     if statement_hash(client.tenant, text) == old.content_hash:
         raise DomainError(
-            "The correction says what the memory already says: change the words, or leave it.",
+            gettext(
+                "The correction says what the memory already says: change the words, or leave it."
+            ),
             fields={"content": ["The same statement as the memory's."]},
         )
     label = actor_label or actor.get_username()
@@ -216,8 +233,8 @@ def change_undo(*, memory: Memory, entry_id, actor, actor_label: str = "", reaso
         restored = Memory.objects.select_for_update().get(pk=entry.object_id)
         if restored.status != Status.DELETED:
             raise ChangedMeanwhile(
-                f"The memory is {restored.get_status_display().lower()} now, no longer "
-                "forgotten: nothing was undone."
+                gettext("The memory is %(status)s now, no longer forgotten: nothing was undone.")
+                % {"status": restored.get_status_display().lower()}
             )
         deleted = None
     else:
@@ -227,9 +244,14 @@ def change_undo(*, memory: Memory, entry_id, actor, actor_label: str = "", reaso
         deleted, restored = pair[UUID(entry.object_id)], pair[UUID(entry.data["corrects"])]
         if deleted.status not in LIVE_STATUSES or restored.status != Status.SUPERSEDED:
             raise ChangedMeanwhile(
-                "The memories changed since the correction (the correction is "
-                f"{deleted.get_status_display().lower()}, the corrected memory "
-                f"{restored.get_status_display().lower()}): nothing was undone."
+                gettext(
+                    "The memories changed since the correction (the correction is %(new)s, "
+                    "the corrected memory %(old)s): nothing was undone."
+                )
+                % {
+                    "new": deleted.get_status_display().lower(),
+                    "old": restored.get_status_display().lower(),
+                }
             )
         Memory.objects.filter(pk=deleted.pk).update(
             status=Status.DELETED,
@@ -278,14 +300,14 @@ def _undoable(memory: Memory, entry_id) -> AuditEntry:
     )
     if entry is None or str(memory.pk) not in {entry.object_id, str(entry.data.get("corrects"))}:
         raise DomainError(
-            "There is no correction or forget of this memory with that id to undo.",
+            gettext("There is no correction or forget of this memory with that id to undo."),
             fields={"entry": ["Not an undoable change of this memory."]},
         )
     undos = AuditEntry.objects.filter(
         object_type="memory", object_id=restored_by(entry), action=UNDO
     )
     if undos.filter(data__undoes=str(entry.pk)).exists():
-        raise ChangedMeanwhile("This change was already undone.")
+        raise ChangedMeanwhile(gettext("This change was already undone."))
     return entry
 
 

@@ -34,6 +34,7 @@ from memories.services.signals import conflicts_found
 from memories.services.tenancy.members import client_assign_advisor
 from memories.services.topics.people import names_called
 from memories.services.webhooks import events as webhook_events
+from memories.services.write.items import items_supersede
 from memories.services.write.outcomes import Outcome, OutcomeWriter, stored_outcomes
 from memories.services.write.prepare import EventInput, Prepared, add_contexts, prepare_all
 from memories.services.write.records import (
@@ -171,6 +172,7 @@ def _decide_and_store(
             ]
             results.append(IngestResult(event, True, outcomes))
         run.flush()
+        items_supersede(results=results, actor=user, actor_label=actor_label or str(user))
         message_vectors_store(
             prepared, [event if created else None for event, created in stored], space
         )
@@ -318,6 +320,7 @@ def _store_events(prepared: list[Prepared], clients: dict[str, Client], user, te
             project_id=item.project_id,
             task_id=item.task_id,
             run_id=item.run_id,
+            item_key=item.item_key,
         )
         if item.external_id:
             known[key] = event

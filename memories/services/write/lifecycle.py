@@ -6,6 +6,7 @@ from django.db import transaction
 from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from memories.errors import Conflict, DomainError
 from memories.models import LIVE_STATUSES, Memory, MemoryAccess, Status, Tier
@@ -110,8 +111,11 @@ def memory_set_tier(
     if memory.status not in LIVE_STATUSES:
         # Out of every answer: no tier decides where it is read from.
         raise Conflict(
-            f"This memory is {memory.get_status_display().lower()}: it is in no answer, so "
-            "it has no tier to set. Set the tier of the memory that replaced it.",
+            gettext(
+                "This memory is %(status)s: it is in no answer, so it has no tier to set. Set "
+                "the tier of the memory that replaced it."
+            )
+            % {"status": memory.get_status_display().lower()},
             code="not_live",
         )
     # Lock the client's core tier against a concurrent move that would also fit alone. NO

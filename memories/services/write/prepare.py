@@ -38,6 +38,7 @@ class EventInput:
     task_id: str = ""
     run_id: str = ""
     extract_from_assistant: bool = False
+    item_key: str = ""
 
 
 @dataclass

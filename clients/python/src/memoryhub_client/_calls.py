@@ -50,6 +50,8 @@ ENDPOINTS: dict[str, tuple[str, str, str]] = {
     "live": ("GET", "/api/v1/health/live", "health_live"),
     "ready": ("GET", "/api/v1/health/ready", "health_ready"),
     "tools": ("GET", "/api/v1/tools/", "tools"),
+    "list_items": ("GET", "/api/v1/items/", "items_list"),
+    "delete_item": ("DELETE", "/api/v1/items/", "item_delete"),
 }
 
 
@@ -100,8 +102,10 @@ def reindexed(error: MemoryHubError, *, offset: int, stored: list) -> MemoryHubE
     return error
 
 
-def search_body(client, query, k, filters: Filters | None, budget_chars) -> dict:
+def search_body(client, query, k, filters: Filters | None, budget_chars, explain=False) -> dict:
     body: dict[str, Any] = {"client": client, "query": query, "k": k}
+    if explain:  # sent only when asked: a server from before explain takes the call too
+        body["explain"] = True
     if filters:
         body["filters"] = dict(filters)
     if budget_chars is not None:

@@ -20,6 +20,8 @@ from memoryhub_client.types import (
     EventIn,
     Filters,
     IngestResult,
+    Item,
+    ItemDeleted,
     Kind,
     Memory,
     MemoryVersion,
@@ -125,16 +127,29 @@ class AsyncMemoryHub:
         k: int = 10,
         filters: Filters | None = None,
         budget_chars: int | None = None,
+        explain: bool = False,
     ) -> list[SearchHit]:
-        body = c.search_body(client, query, k, filters, budget_chars)
+        """The memories most relevant to ``query``, best first; ``explain=True`` adds why
+        each ranked where it did (score, scores, tier, status, tags, evidence)."""
+        body = c.search_body(client, query, k, filters, budget_chars, explain)
         return cast(
             list[SearchHit], await self._send(c.call("search", json=body, unwrap="results"))
         )
 
     async def context(
-        self, client: str, message: str, *, budget_chars: int = 2000, k: int = 8
+        self,
+        client: str,
+        message: str,
+        *,
+        budget_chars: int = 2000,
+        k: int = 8,
+        explain: bool = False,
     ) -> Context:
+        """What to put in the prompt for ``message`` (``text``) and the memories in it;
+        ``explain=True`` adds the profile as data and why each memory ranked."""
         body = {"client": client, "message": message, "budget_chars": budget_chars, "k": k}
+        if explain:
+            body["explain"] = True
         return cast(Context, await self._send(c.call("context", json=body)))
 
     async def profile(self, client: str) -> ClientProfile:
@@ -159,6 +174,31 @@ class AsyncMemoryHub:
     async def history(self, memory_id: str) -> list[MemoryVersion]:
         answer = await self._send(c.call("history", memory_id=memory_id, unwrap="versions"))
         return cast(list[MemoryVersion], answer)
+
+    # --- items: what a framework's store put under its keys ---
+
+    async def list_items(
+        self,
+        client: str,
+        *,
+        key: str | None = None,
+        prefix: str | None = None,
+        events: list[str] | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[Item]:
+        """The client's items, newest first: the one ``key``, those whose key starts with
+        ``prefix``, or those whose newest version is one of ``events``."""
+        params = c.without_none(
+            client=client, key=key, prefix=prefix, event=events, limit=limit, offset=offset
+        )
+        answer = await self._send(c.call("list_items", params=params, unwrap="results"))
+        return cast(list[Item], answer)
+
+    async def delete_item(self, client: str, key: str) -> ItemDeleted:
+        """Delete the item: the memories only its versions taught are forgotten."""
+        params = {"client": client, "key": key}
+        return cast(ItemDeleted, await self._send(c.call("delete_item", params=params)))
 
     # --- changing ---
 

@@ -2,24 +2,23 @@
 'memoryhub-client[langgraph]'``): ``MemoryHubStore`` is a ``langgraph.store.base.BaseStore``,
 so ``graph.compile(store=MemoryHubStore(hub))`` gives every node ``runtime.store``.
 
-memoryhub is not a key-value store: what is put is something that happened, and memoryhub
-decides what it teaches. So, for a namespace whose last part names the client
-(``("memories", "emma-clarke")``, LangGraph's usual shape; ``client_of`` changes that):
+Items are keyed by the caller's key, as in every LangGraph store, for a namespace whose last
+part names the client (``("memories", "emma-clarke")``, LangGraph's usual shape;
+``client_of`` changes that):
 
-- ``put(ns, key, value)`` records ``value`` as an event about the client (its
-  ``"content"``, ``"text"``, ``"data"`` or ``"memory"`` string, else its JSON), with an
-  ``external_id`` made of the namespace, the key and the value, so putting the same value
-  again stores nothing; ``put(ns, key, None)`` is ``delete``.
-- ``search(ns, query=...)`` is memoryhub's ranked search; without a query, the newest
-  memories. Items' keys are memory ids; ``filter`` matches their values (``kind``,
-  ``tier``, ``status``, ``category``…; ``$eq`` and ``$ne``), ``kind``/``tier``/``status``
-  server-side.
-- ``get(ns, memory_id)`` reads one memory while it is live (after ``delete``, or once
-  superseded, ``None``); ``delete(ns, memory_id)`` forgets it (a key that is no memory's id
-  has nothing to delete).
-- An item's ``created_at`` is when memoryhub stored the memory, its ``updated_at`` the
-  later of that and when the client said it (a statement imported with its past date was
-  still stored now).
+- ``put(ns, key, value)`` records ``value`` as an event about the client, a version of the
+  item ``[*ns, key]`` (the event's ``item_key``): its ``"content"``, ``"text"``, ``"data"``
+  or ``"memory"`` string is the event's content (secrets in it are withheld, as in any
+  event), the rest of the value its metadata; a value without such a string is its JSON;
+  memoryhub learns from it what it learns from any event. Putting the key again makes a new
+  version (nothing is overwritten) and forgets what only the earlier ones taught;
+  ``put(ns, key, None)`` is ``delete``.
+- ``get(ns, key)`` answers the newest version's value (``created_at``: when the key was
+  first put, ``updated_at``: its newest version), None once deleted or never put.
+- ``delete(ns, key)`` deletes the item: memoryhub forgets what its versions taught.
+- ``search(ns_prefix, query=...)`` is memoryhub's ranked search, each hit answered as the
+  item it was learnt from (its score the hit's); without a query, the items newest first.
+  ``filter`` matches the items' values (``$eq`` and ``$ne``).
 - ``list_namespaces`` answers a namespace per client the key may see:
   ``(*namespace_prefix, client)`` (``("memories", "emma-clarke")`` by default), matched,
   cut to ``max_depth`` and paged as LangGraph asks.
@@ -28,10 +27,7 @@ decides what it teaches. So, for a namespace whose last part names the client
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import hashlib
 import json
-import uuid
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any, cast
@@ -52,25 +48,9 @@ from langgraph.store.base import (
 from memoryhub_client.async_client import AsyncMemoryHub
 from memoryhub_client.client import MemoryHub
 from memoryhub_client.errors import NotFound
-from memoryhub_client.types import Filters
 
 _TEXT_KEYS = ("content", "text", "data", "memory")
-# What memory holds now: a memory in another status is no item.
-_LIVE = ("active", "candidate", "promoted")
-_SERVER_FILTERS = ("kind", "tier", "status")
-_VALUE_KEYS = (
-    "content",
-    "kind",
-    "category",
-    "tier",
-    "status",
-    "confidence",
-    "importance",
-    "tags",
-    "speaker",
-    "subject",
-    "occurred_on",
-)
+_ITEMS_PAGE = 200  # the API's largest page
 
 
 def last_part(namespace: tuple[str, ...]) -> str:
@@ -79,37 +59,46 @@ def last_part(namespace: tuple[str, ...]) -> str:
     return namespace[-1]
 
 
-def _content(value: dict[str, Any]) -> str:
+def _text_key(value: dict[str, Any]) -> str | None:
     for key in _TEXT_KEYS:
         if isinstance(value.get(key), str) and value[key].strip():
-            return value[key]
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+            return key
+    return None
 
 
-def _external_id(namespace: tuple[str, ...], key: str, value: dict[str, Any]) -> str:
-    digest = hashlib.sha256(
-        json.dumps([list(namespace), key, value], sort_keys=True, default=str).encode()
-    ).hexdigest()[:32]
-    return f"langgraph:{digest}"
+def _stored(value: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """What a put sends: the value's words as the event's content (where memoryhub
+    withholds secrets before anything is stored), the rest of it in the metadata. A value
+    without words is sent whole as JSON content."""
+    key = _text_key(value)
+    if key is None:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True), {"json": True}
+    return value[key], {"text_key": key, "rest": {k: v for k, v in value.items() if k != key}}
 
 
-def _is_memory_id(key: str) -> bool:
-    try:
-        uuid.UUID(key)
-    except ValueError:
-        return False
-    return True
+def _value(content: str, put: dict[str, Any]) -> dict[str, Any]:
+    """The value a put stored, from its event (secrets in its words withheld)."""
+    if put.get("json"):
+        try:
+            return cast(dict[str, Any], json.loads(content))
+        except ValueError:  # a withheld secret broke the JSON: its words, as stored
+            return {"content": content}
+    return {**put.get("rest", {}), put.get("text_key", "content"): content}
 
 
-def _when(value: str | None) -> datetime:
-    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else datetime.now()
+def item_key(namespace: tuple[str, ...], key: str) -> str:
+    """The item's key in memoryhub: the namespace and the key, as a JSON list."""
+    return json.dumps([*namespace, key], ensure_ascii=False, separators=(",", ":"))
 
 
-def _times(memory: dict[str, Any]) -> tuple[datetime, datetime]:
-    """(created_at, updated_at) of a memory's item; never updated before created."""
-    created = _when(memory.get("created_at") or memory.get("observed_at"))
-    said = _when(memory.get("observed_at")) if memory.get("observed_at") else created
-    return created, max(created, said)
+def _key_prefix(namespace_prefix: tuple[str, ...]) -> str:
+    """What the keys of the items under ``namespace_prefix`` start with."""
+    opened = json.dumps(list(namespace_prefix), ensure_ascii=False, separators=(",", ":"))[:-1]
+    return opened + ("," if namespace_prefix else "")
+
+
+def _when(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
 def _matches(value: dict[str, Any], conditions: dict[str, Any] | None) -> bool:
@@ -127,14 +116,32 @@ def _matches(value: dict[str, Any], conditions: dict[str, Any] | None) -> bool:
     return True
 
 
-def _server_filters(conditions: dict[str, Any] | None) -> Filters:
-    """The plain equalities memoryhub can apply itself (the rest is matched on values)."""
-    found = {
-        name: [wanted]
-        for name, wanted in (conditions or {}).items()
-        if name in _SERVER_FILTERS and isinstance(wanted, str)
-    }
-    return cast(Filters, found)
+def _item(found: dict[str, Any], score: float | None = None, search: bool = False) -> Item:
+    """An item of memoryhub's ``GET /api/v1/items/`` as LangGraph's."""
+    *namespace, key = json.loads(found["key"])
+    event = found["event"]
+    args = (tuple(namespace), key, _value(event["content"], event["metadata"].get("langgraph", {})))
+    times = (_when(found["created_at"]), _when(found["updated_at"]))
+    if search:
+        return SearchItem(*args, *times, score)
+    return Item(value=args[2], key=key, namespace=args[0], created_at=times[0], updated_at=times[1])
+
+
+def _ranked(hits: list[dict[str, Any]], items: list[dict[str, Any]]) -> list[SearchItem]:
+    """The items the hits were learnt from (their newest version is a hit's evidence), in
+    the hits' order, each once, with its best hit's score."""
+    by_event = {item["event"]["id"]: item for item in items}
+    out: dict[str, SearchItem] = {}
+    for hit in hits:
+        for evidence in hit.get("evidence", []):
+            item = by_event.get(evidence["event"])
+            if item is not None and item["key"] not in out:
+                out[item["key"]] = cast(SearchItem, _item(item, hit.get("score"), search=True))
+    return list(out.values())
+
+
+def _evidence(hits: list[dict[str, Any]]) -> list[str]:
+    return list(dict.fromkeys(e["event"] for h in hits for e in h.get("evidence", [])))[:100]
 
 
 # Clients asked for per page when listing namespaces (the API's largest page).
@@ -148,16 +155,6 @@ def _matched(namespace: tuple[str, ...], condition: MatchCondition) -> bool:
         return False
     parts = namespace[: len(path)] if condition.match_type == "prefix" else namespace[-len(path) :]
     return all(wanted in ("*", part) for wanted, part in zip(path, parts, strict=True))
-
-
-def _newest(op: SearchOp) -> dict[str, Any]:
-    """``list_memories`` arguments for a search without a query."""
-    conditions = _server_filters(op.filter)
-    args: dict[str, Any] = {"limit": min(op.limit + op.offset, 200)}
-    for name in ("kind", "tier"):
-        if name in conditions:
-            args[name] = conditions[name][0]
-    return args
 
 
 class MemoryHubStore(BaseStore):
@@ -187,143 +184,137 @@ class MemoryHubStore(BaseStore):
             found = list(dict.fromkeys(ns[: op.max_depth] for ns in found))
         return found[op.offset : op.offset + op.limit]
 
-    # --- one op → one call (the answer's shape is the same whichever client runs it) ---
-
-    @staticmethod
-    def _value(memory: dict[str, Any]) -> dict[str, Any]:
-        return {key: memory[key] for key in _VALUE_KEYS if key in memory}
-
-    def _item(self, namespace: tuple[str, ...], memory: dict[str, Any]) -> Item | None:
-        """The memory as the item under ``namespace``: None when it is another client's,
-        or no longer live (forgotten, superseded)."""
-        if memory["client"] != self.client_of(namespace) or memory.get("status") not in _LIVE:
-            return None
-        created, updated = _times(memory)
-        return Item(
-            value=self._value(memory),
-            key=memory["id"],
-            namespace=namespace,
-            created_at=created,
-            updated_at=updated,
-        )
-
-    def _search_items(self, op: SearchOp, found: list[dict[str, Any]]) -> list[SearchItem]:
-        """``found`` (search hits, or the newest memories without a score) as LangGraph's
-        items, filtered and paged as ``op`` asks."""
-        items = [
-            SearchItem(
-                op.namespace_prefix,
-                m["id"],
-                self._value(m),
-                *_times(m),
-                m.get("score"),
-            )
-            for m in found
-        ]
-        kept = [i for i in items if _matches(i.value, op.filter)]
-        return kept[op.offset : op.offset + op.limit]
-
     def _event(self, op: PutOp) -> dict[str, Any]:
         assert op.value is not None
-        value = dict(op.value)
+        content, stored = _stored(dict(op.value))
         event: dict[str, Any] = {
             "client": self.client_of(op.namespace),
-            "content": _content(value),
-            "external_id": _external_id(op.namespace, op.key, value),
-            "metadata": {"langgraph": {"namespace": list(op.namespace), "key": op.key}},
+            "content": content,
+            "item_key": item_key(op.namespace, op.key),
+            "metadata": {"langgraph": stored},
         }
         if self.session:
             event["session"] = self.session
         return event
 
+    @staticmethod
+    def _page(op: SearchOp, items: list[SearchItem]) -> list[SearchItem]:
+        kept = [i for i in items if _matches(i.value, op.filter)]
+        return kept[op.offset : op.offset + op.limit]
+
     # --- sync ---
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        return [self._run(op) for op in ops]
+        return [self._answer(op) for op in ops]
+
+    def _answer(self, op: Op) -> Result:
+        """A namespace that names no client the key sees holds nothing (as LangGraph's
+        stores answer an empty namespace)."""
+        try:
+            return self._run(op)
+        except NotFound:
+            if isinstance(op, PutOp) and op.value is not None:
+                raise
+            if isinstance(op, GetOp | PutOp):
+                return None
+            if isinstance(op, SearchOp):
+                return []
+            raise
 
     def _run(self, op: Op) -> Result:
+        hub = self.hub
         if isinstance(op, GetOp):
-            if not _is_memory_id(op.key):
-                return None
-            try:
-                memory = self.hub.get_memory(op.key)
-            except NotFound:
-                return None
-            return self._item(op.namespace, dict(memory))
+            client = self.client_of(op.namespace)
+            found = hub.list_items(client, key=item_key(op.namespace, op.key), limit=1)
+            return _item(dict(found[0])) if found else None
         if isinstance(op, SearchOp):
-            client = self.client_of(op.namespace_prefix)
-            wanted = op.limit + op.offset
+            client, prefix = self.client_of(op.namespace_prefix), _key_prefix(op.namespace_prefix)
             if op.query:
-                hits = self.hub.search(
-                    client, op.query, k=min(wanted, 100), filters=_server_filters(op.filter) or None
-                )
-                return self._search_items(op, [dict(h) for h in hits])
-            recent = self.hub.list_memories(client, **_newest(op))
-            return self._search_items(op, [dict(m) for m in recent])
+                k = min(op.limit + op.offset, 100)
+                hits = [dict(h) for h in hub.search(client, op.query, k=k, explain=True)]
+                events = _evidence(hits)
+                items = hub.list_items(client, prefix=prefix, events=events, limit=200)
+                return self._page(op, _ranked(hits, [dict(i) for i in items]))
+            listed: list[SearchItem] = []
+            offset = 0
+            while len(self._page(op, listed)) < op.limit:
+                page = hub.list_items(client, prefix=prefix, limit=_ITEMS_PAGE, offset=offset)
+                listed += [cast(SearchItem, _item(dict(i), search=True)) for i in page]
+                if len(page) < _ITEMS_PAGE:
+                    break
+                offset += _ITEMS_PAGE
+            return self._page(op, listed)
         if isinstance(op, PutOp):
             if op.value is None:
-                self._forget(op.key)
+                hub.delete_item(self.client_of(op.namespace), item_key(op.namespace, op.key))
             else:
-                self.hub.add_event(**self._event(op))
+                hub.add_event(**self._event(op))
             return None
         if isinstance(op, ListNamespacesOp):
             refs: list[str] = []
-            offset: int | None = 0
-            while offset is not None:
-                page = self.hub.list_clients(limit=_CLIENTS_PAGE, offset=offset)
-                refs += [client["ref"] for client in page["results"]]
-                offset = page["next_offset"]
+            next_offset: int | None = 0
+            while next_offset is not None:
+                clients = hub.list_clients(limit=_CLIENTS_PAGE, offset=next_offset)
+                refs += [client["ref"] for client in clients["results"]]
+                next_offset = clients["next_offset"]
             return self._namespaces(op, refs)
         raise TypeError(f"Unknown operation {op!r}")
-
-    def _forget(self, key: str) -> None:
-        if not _is_memory_id(key):
-            return
-        with contextlib.suppress(NotFound):
-            self.hub.forget(key, reason="deleted from a LangGraph store")
 
     # --- async ---
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         if self.async_hub is None:
             return await asyncio.to_thread(self.batch, list(ops))
-        return [await self._arun(op) for op in ops]
+        return [await self._aanswer(op) for op in ops]
+
+    async def _aanswer(self, op: Op) -> Result:
+        try:
+            return await self._arun(op)
+        except NotFound:
+            if isinstance(op, PutOp) and op.value is not None:
+                raise
+            if isinstance(op, GetOp | PutOp):
+                return None
+            if isinstance(op, SearchOp):
+                return []
+            raise
 
     async def _arun(self, op: Op) -> Result:
         hub = self.async_hub
         assert hub is not None
         if isinstance(op, GetOp):
-            if not _is_memory_id(op.key):
-                return None
-            try:
-                memory = await hub.get_memory(op.key)
-            except NotFound:
-                return None
-            return self._item(op.namespace, dict(memory))
+            client = self.client_of(op.namespace)
+            found = await hub.list_items(client, key=item_key(op.namespace, op.key), limit=1)
+            return _item(dict(found[0])) if found else None
         if isinstance(op, SearchOp):
-            client = self.client_of(op.namespace_prefix)
-            wanted = op.limit + op.offset
+            client, prefix = self.client_of(op.namespace_prefix), _key_prefix(op.namespace_prefix)
             if op.query:
-                hits = await hub.search(
-                    client, op.query, k=min(wanted, 100), filters=_server_filters(op.filter) or None
-                )
-                return self._search_items(op, [dict(h) for h in hits])
-            recent = await hub.list_memories(client, **_newest(op))
-            return self._search_items(op, [dict(m) for m in recent])
+                k = min(op.limit + op.offset, 100)
+                hits = [dict(h) for h in await hub.search(client, op.query, k=k, explain=True)]
+                events = _evidence(hits)
+                items = await hub.list_items(client, prefix=prefix, events=events, limit=200)
+                return self._page(op, _ranked(hits, [dict(i) for i in items]))
+            listed: list[SearchItem] = []
+            offset = 0
+            while len(self._page(op, listed)) < op.limit:
+                page = await hub.list_items(client, prefix=prefix, limit=_ITEMS_PAGE, offset=offset)
+                listed += [cast(SearchItem, _item(dict(i), search=True)) for i in page]
+                if len(page) < _ITEMS_PAGE:
+                    break
+                offset += _ITEMS_PAGE
+            return self._page(op, listed)
         if isinstance(op, PutOp):
             if op.value is None:
-                if _is_memory_id(op.key):
-                    with contextlib.suppress(NotFound):
-                        await hub.forget(op.key, reason="deleted from a LangGraph store")
+                await hub.delete_item(self.client_of(op.namespace), item_key(op.namespace, op.key))
             else:
                 await hub.add_event(**self._event(op))
             return None
         if isinstance(op, ListNamespacesOp):
             refs: list[str] = []
-            offset: int | None = 0
-            while offset is not None:
-                page = await hub.list_clients(limit=_CLIENTS_PAGE, offset=offset)
-                refs += [client["ref"] for client in page["results"]]
-                offset = page["next_offset"]
+            next_offset: int | None = 0
+            while next_offset is not None:
+                clients = await hub.list_clients(limit=_CLIENTS_PAGE, offset=next_offset)
+                refs += [client["ref"] for client in clients["results"]]
+                next_offset = clients["next_offset"]
             return self._namespaces(op, refs)
         raise TypeError(f"Unknown operation {op!r}")

@@ -39,6 +39,7 @@ class EventFields(TypedDict, total=False):
     task_id: str
     run_id: str
     extract_from_assistant: bool
+    item_key: str  # the item it is a version of (a framework store's key)
 
 
 class EventIn(EventFields, total=False):
@@ -72,6 +73,7 @@ class Event(TypedDict):
     external_id: str
     metadata: dict[str, Any]
     entities: list[Any]
+    item_key: str
 
 
 class Related(TypedDict):
@@ -107,27 +109,31 @@ class IngestResult(TypedDict):
 
 
 class EvidenceRef(TypedDict):
-    event: str
-    external_id: str
-    observed_at: str
+    external_id: str  # the caller's own id of the event
+    event: NotRequired[str]  # explain
+    observed_at: NotRequired[str]  # explain
 
 
 class SearchHit(TypedDict):
+    """A memory as search and context answer it: its words, kind and category, who said
+    it about whom, when it was said and when what it tells of happens, and its id. The
+    keys marked "explain" are there only when asked with ``explain=True``."""
+
     id: str
     content: str
     kind: Kind
     category: str
-    tier: Tier
-    status: Status
-    score: float
-    scores: dict[str, float]
     observed_at: str
     past: bool
     speaker: str
     subject: str
     occurred_on: str | None
     occurred_precision: str
-    tags: list[str]
+    tier: NotRequired[Tier]  # explain
+    status: NotRequired[Status]  # explain
+    score: NotRequired[float]  # explain
+    scores: NotRequired[dict[str, float]]  # explain: the score's components
+    tags: NotRequired[list[str]]  # explain
     evidence: list[EvidenceRef]
 
 
@@ -167,7 +173,7 @@ class ComingUp(CoreMemory):
 
 
 class Context(TypedDict):
-    profile: Profile
+    profile: NotRequired[Profile]  # explain (its entries are in text)
     core: list[CoreMemory]
     memories: list[ContextHit]
     coming_up: list[ComingUp]
@@ -354,6 +360,20 @@ class WebhookCreated(Webhook):
     secret: str
 
 
+class Item(TypedDict):
+    """What a framework's store put under one key: its newest version, as an event."""
+
+    key: str
+    created_at: str
+    updated_at: str
+    event: Event
+
+
+class ItemDeleted(TypedDict):
+    key: str
+    forgotten: list[str]  # the memories only its versions taught
+
+
 # TypedDict → the schema component it mirrors (memoryhub's tests compare them).
 SCHEMA_NAMES: dict[type, str] = {
     EventIn: "EventInRequest",
@@ -386,4 +406,6 @@ SCHEMA_NAMES: dict[type, str] = {
     QueueItemDetail: "QueueItemDetail",
     Webhook: "WebhookOut",
     WebhookCreated: "WebhookCreated",
+    Item: "Item",
+    ItemDeleted: "ItemDeleted",
 }
