@@ -11,12 +11,13 @@ Rules
   ("user", "client", "customer"): from the client, "she" is somebody else.
 - Sentences split on . ! ? … ; and line breaks, not after abbreviations, initials or inside
   decimals; clauses split on commas, colons and and/but/so/e/ma/y/pero… only when both sides
-  match a cue on their own or name a plan's day (``joints``). A question yields nothing but the non-final, non-interrogative
-  clauses before it ("I moved to Zurich last month, can you update my address?"), and itself
-  when it states a preference ("how can I use my preference for digital tools…?"). A run-on of
-  over 600 characters is skipped. A fenced listing (```…```, to the end of the event when
-  left open: code, configuration or data pasted in) is kept in the episode as said and
-  yields no typed memory: a comment or string in it is not the speaker's preference or fact.
+  match a cue on their own or name a plan's day (``joints``). A question yields nothing but
+  the non-final, non-interrogative clauses before it ("I moved to Zurich last month, can you
+  update my address?"), and itself when it states a preference ("how can I use my preference
+  for digital tools…?"). A run-on of over 600 characters is skipped. A fenced listing
+  (```…```, to the end of the event when left open: code, configuration or data pasted in)
+  is kept in the episode as said and yields no typed memory: a comment or string in it is
+  not the speaker's preference or fact.
 - Precedence: procedure, own decision, relationship (a clause opening "my wife…", "mi
   hijo…"), reported decision, constraint, goal, preference, fact. No cue but a future day: an
   episodic event; no cue but a past reference: a past episodic event. A request ("I'd like to
