@@ -74,16 +74,18 @@ DEFAULTS: dict[str, Any] = {
     # a question for a value needs a memory (or its message) this close in meaning, or one
     # about its topic (this much overlap) and not far in meaning; a question whether
     # something is so, a memory closer still, or one about its topic and close; either,
-    # a memory holding this share of the question's word weight
+    # a memory holding this share of the question's word weight. The yes-or-no floor was
+    # 0.4 / 0.5 and 0.3: it left 80 % of the real yes-or-no questions of the cross-lingual
+    # set unanswered (docs/decisions/0073)
     "SEARCH_FLOOR_SEMANTIC": 0.24,
     "SEARCH_FLOOR_TOPIC": 0.4,
     "SEARCH_FLOOR_SEMANTIC_TOPIC": 0.15,
-    "SEARCH_FLOOR_SEMANTIC_WHETHER": 0.4,
+    "SEARCH_FLOOR_SEMANTIC_WHETHER": 0.32,
     # Keywords are held to a value's floor when they read as one of the topics at least
     # this surely, else to words alone's (retrieval.floor.floor_for)
     "SEARCH_FLOOR_KEYWORDS_TOPIC": 0.5,
-    "SEARCH_FLOOR_TOPIC_WHETHER": 0.5,
-    "SEARCH_FLOOR_SEMANTIC_TOPIC_WHETHER": 0.3,
+    "SEARCH_FLOOR_TOPIC_WHETHER": 0.4,
+    "SEARCH_FLOOR_SEMANTIC_TOPIC_WHETHER": 0.25,
     "SEARCH_FLOOR_COVERAGE": 0.6,
     # what a word of the turn a memory answers counts for beside one of its own
     "TEXT_CONTEXT_WEIGHT": 0.5,
