@@ -86,29 +86,11 @@ def log_database_error(request, exc: BaseException) -> None:
     logger.warning("%s for %s %s: %s", trouble.code, request.method, request.path, exc)
 
 
-# A person's page says it in the language LocaleMiddleware chose (the browser's: their own
-# choice is in the database); an agent reads the API's English ``message``.
-_PAGE_WORDS = {
-    "unavailable": (
-        translation.gettext_lazy("memoryhub is unavailable"),
-        translation.gettext_lazy("The database is unavailable; try again in a moment."),
-    ),
-    "busy": (
-        translation.gettext_lazy("memoryhub is busy"),
-        translation.gettext_lazy(
-            "Another change to the same data held this request up and it was rolled back; "
-            "try it again."
-        ),
-    ),
-}
-
-
 def database_trouble_page(trouble: DatabaseTrouble) -> HttpResponse:
-    heading, message = _PAGE_WORDS[trouble.state]
     page = (
-        f"<!doctype html><html lang='{translation.get_language() or 'en'}'><head>"
-        f"<meta charset='utf-8'><title>{heading}</title></head><body>"
-        f"<h1>{heading}</h1><p>{message}</p></body></html>"
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{trouble.state.capitalize()} · memoryhub</title></head><body>"
+        f"<h1>memoryhub is {trouble.state}</h1><p>{trouble.message}</p></body></html>"
     )
     response = HttpResponse(page, status=503, content_type="text/html; charset=utf-8")
     response["Retry-After"] = str(trouble.retry_after)

@@ -97,23 +97,6 @@ def test_a_page_answers_a_plain_503(database_down):
     assert database_down not in body
 
 
-@pytest.mark.parametrize(
-    ("accept", "said"),
-    [
-        ("it-IT,it;q=0.9", "Il database non è disponibile"),
-        ("es-ES,es;q=0.9", "La base de datos no está disponible"),
-    ],
-)
-def test_the_plain_503_speaks_the_browsers_language(database_down, accept, said):
-    response = PageClient().post(
-        "/login/", {"username": "supervisor", "password": "wrong"}, HTTP_ACCEPT_LANGUAGE=accept
-    )
-    assert response.status_code == 503
-    body = response.content.decode()
-    assert said in body
-    assert "The database is unavailable" not in body and "memoryhub is" not in body
-
-
 def test_a_signed_in_page_answers_a_plain_503(personas, tmp_path):
     page = PageClient()
     page.force_login(personas.advisor)  # while the database is up
