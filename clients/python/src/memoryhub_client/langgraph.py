@@ -212,8 +212,14 @@ class MemoryHubStore(BaseStore):
         stores answer an empty namespace)."""
         try:
             return self._run(op)
-        except NotFound as missing:
-            return _held_by_no_client(op, missing)
+        except NotFound:
+            if isinstance(op, PutOp) and op.value is not None:
+                raise
+            if isinstance(op, GetOp | PutOp):
+                return None
+            if isinstance(op, SearchOp):
+                return []
+            raise
 
     def _run(self, op: Op) -> Result:
         hub = self.hub
@@ -264,8 +270,14 @@ class MemoryHubStore(BaseStore):
     async def _aanswer(self, op: Op) -> Result:
         try:
             return await self._arun(op)
-        except NotFound as missing:
-            return _held_by_no_client(op, missing)
+        except NotFound:
+            if isinstance(op, PutOp) and op.value is not None:
+                raise
+            if isinstance(op, GetOp | PutOp):
+                return None
+            if isinstance(op, SearchOp):
+                return []
+            raise
 
     async def _arun(self, op: Op) -> Result:
         hub = self.async_hub
@@ -306,15 +318,3 @@ class MemoryHubStore(BaseStore):
                 next_offset = clients["next_offset"]
             return self._namespaces(op, refs)
         raise TypeError(f"Unknown operation {op!r}")
-
-
-# What an op gets from a namespace that names no client the key sees: nothing to get or
-# search, nothing to delete; a value put there, or any other op, fails as it did.
-def _held_by_no_client(op: Op, missing: NotFound) -> Result:
-    if isinstance(op, PutOp) and op.value is not None:
-        raise missing
-    if isinstance(op, GetOp | PutOp):
-        return None
-    if isinstance(op, SearchOp):
-        return []
-    raise missing
